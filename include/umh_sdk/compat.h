@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel version differences the SDK meets, in one place.
+ *
+ * Supported: Linux 6.1 to 6.12 as Debian ships them.  Every other file uses
+ * these wrappers instead of its own #if on LINUX_VERSION_CODE.
+ */
+#ifndef _UMH_SDK_COMPAT_H
+#define _UMH_SDK_COMPAT_H
+
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/version.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "umh-sdk needs Linux 6.1 or later"
+#endif
+
+#ifdef CONFIG_STATIC_USERMODEHELPER
+/*
+ * With a static usermode helper every call_usermodehelper() execs one fixed
+ * program instead of the path given, so an embedded blob cannot be run.
+ */
+#error "umh-sdk cannot work with CONFIG_STATIC_USERMODEHELPER"
+#endif
+
+/* 6.3 replaced the user namespace argument of the vfs_*() calls by an idmap. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+#define UMH_NOP_IDMAP	(&init_user_ns)
+#else
+#define UMH_NOP_IDMAP	(&nop_mnt_idmap)
+#endif
+
+static inline int umh_compat_mknod(struct inode *dir, struct dentry *dentry,
+				   umode_t mode)
+{
+	return vfs_mknod(UMH_NOP_IDMAP, dir, dentry, mode, 0);
+}
+
+static inline int umh_compat_unlink(struct inode *dir, struct dentry *dentry)
+{
+	return vfs_unlink(UMH_NOP_IDMAP, dir, dentry, NULL);
+}
+
+#endif /* _UMH_SDK_COMPAT_H */

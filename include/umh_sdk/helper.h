@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * umh-sdk helper-side runtime, header-only.
+ *
+ * A helper is a static program whose fd 0 carries requests from the kernel
+ * and fd 1 carries its replies (see <umh_sdk/wire.h>); its stderr ends up
+ * in the kernel log.  A helper for protocol "echo" is, in full:
+ *
+ *	#include "echo_proto.h"
+ *	#include <umh_sdk/helper.h>
+ *
+ *	UMH_HELPER_DEFINE(echo, ECHO_OPS)
+ *
+ *	int echo_handle_ping(void *ctx, const struct echo_ping *req,
+ *			     struct echo_pong *rep) { ... return 0; }
+ *	...one handler per op, with the prototype the declaration implies...
+ *
+ *	int main(void) { return UMH_HELPER_RUN(echo, NULL); }
+ *
+ * The runtime answers the SDK's handshake, validates every frame before it
+ * acts on it (header, known op, exact size of fixed requests, bound of
+ * variable ones), dispatches, frames the reply and exits with status 0 when
+ * the kernel closes the channel.  Handlers return 0 or a negative errno,
+ * which the caller in the kernel gets back.
+ *
+ * Builds with glibc and musl, -std=c11 -D_GNU_SOURCE; no other dependency.
+ */
+#ifndef _UMH_SDK_HELPER_H
+#define _UMH_SDK_HELPER_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "rpc.h"
+
+/* Exit statuses of umh_helper_run(), besides 0 for a clean EOF. */
+#define UMH_EXIT_IO		2	/* read/write error or truncated frame */
+#define UMH_EXIT_PROTO		3	/* the kernel sent a malformed frame */
+#define UMH_EXIT_NOMEM		4
+
+/**
+ * struct umh_out - where a handler puts a variable-length reply
+ * @data:	reply bytes (set by umh_out_alloc() or umh_out_set())
+ * @len:	reply length
+ * @max:	largest reply the caller accepts
+ * @buf:	runtime-owned buffer behind umh_out_alloc()
+ * @cap:	size of @buf
+ */
+struct umh_out {
+	const void *data;
+	size_t len;
+	size_t max;
+	void *buf;
+	size_t cap;
+};
+
+/**
+ * umh_out_alloc() - get a buffer for a reply of @len bytes
+ * @out:	the reply
+ * @len:	reply length, at most @out->max
+ *
+ * Return: a buffer valid until the handler returns, or NULL (errno set to
+ * EMSGSIZE if @len is too long, ENOMEM otherwise).
+ */
+static inline void *umh_out_alloc(struct umh_out *out, size_t len)
+{
+	if (len > out->max) {
+		errno = EMSGSIZE;
+		return NULL;
+	}
+	if (len > out->cap) {
+		void *nbuf = realloc(out->buf, len);
+
+		if (!nbuf) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		out->buf = nbuf;
+		out->cap = len;
+	}
+	out->data = out->buf;
+	out->len = len;
+	return out->buf;
+}
+
+/**
+ * umh_out_set() - reply with bytes the handler already has
+ * @out:	the reply
+ * @data:	reply bytes; must stay valid until the handler returns
+ *		(the request buffer itself is fine)
+ * @len:	reply length
+ *
+ * Return: 0, or -EMSGSIZE if @len exceeds @out->max.
+ */
+static inline int umh_out_set(struct umh_out *out, const void *data,
+			      size_t len)
+{
+	if (len > out->max)
+		return -EMSGSIZE;
+	out->data = data;
+	out->len = len;
+	return 0;
+}
+
+/* What every generated dispatch entry looks like. */
+typedef int (*umh_handler_fn)(void *ctx, const void *req, size_t len,
+			      struct umh_out *out);
+
+/**
+ * umh_logv() - log a line to the kernel log through stderr
+ * @level:	kernel log level 3 (err) .. 7 (debug)
+ * @fmt:	printf format
+ * @ap:		arguments
+ */
+static inline void umh_logv(int level, const char *fmt, va_list ap)
+{
+	char line[256];
+	int n;
+
+	n = snprintf(line, sizeof(line), "<%d>", level);
+	n += vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	if (n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	/* One write per line, so lines never interleave. */
+	if (write(2, line, n) < 0)
+		return;
+}
+
+/**
+ * umh_log() - log a line at a given level
+ * @level:	kernel log level 3 (err) .. 7 (debug)
+ * @fmt:	printf format
+ */
+static inline __attribute__((format(printf, 2, 3)))
+void umh_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	umh_logv(level, fmt, ap);
+	va_end(ap);
+}
+
+#define umh_err(...)	umh_log(3, __VA_ARGS__)
+#define umh_info(...)	umh_log(6, __VA_ARGS__)
+
+/* ---- runtime internals ---- */
+
+struct umh__helper {
+	const struct umh_proto *proto;
+	const umh_handler_fn *handlers;
+	void *ctx;
+	int in, outfd;
+	__u32 max_payload;
+	/* buffered input */
+	char *ib;
+	size_t icap, ihead, itail;
+	/* request payload */
+	void *req;
+	size_t req_cap;
+	struct umh_out out;
+};
+
+/* Read exactly @len bytes.  Return: 1 done, 0 EOF before any byte, -1. */
+static inline int umh__recv(struct umh__helper *h, void *dst, size_t len,
+			    int eof_ok)
+{
+	char *d = dst;
+	size_t got = 0;
+
+	while (got < len) {
+		size_t have = h->itail - h->ihead;
+		ssize_t n;
+
+		if (have) {
+			size_t take = have < len - got ? have : len - got;
+
+			memcpy(d + got, h->ib + h->ihead, take);
+			h->ihead += take;
+			got += take;
+			continue;
+		}
+		h->ihead = h->itail = 0;
+		if (len - got >= h->icap) {	/* big payload: no bounce */
+			n = read(h->in, d + got, len - got);
+			if (n > 0)
+				got += n;
+		} else {
+			n = read(h->in, h->ib, h->icap);
+			if (n > 0)
+				h->itail = n;
+		}
+		if (n == 0) {
+			if (!got && eof_ok)
+				return 0;
+			umh_err("umh: request truncated at %zu of %zu bytes",
+				got, len);
+			return -1;
+		}
+		if (n < 0 && errno != EINTR) {
+			umh_err("umh: read: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 1;
+}
+
+/* Skip @len payload bytes of a request that will be refused. */
+static inline int umh__skip(struct umh__helper *h, size_t len)
+{
+	char sink[512];
+
+	while (len) {
+		size_t n = len < sizeof(sink) ? len : sizeof(sink);
+
+		if (umh__recv(h, sink, n, 0) != 1)
+			return -1;
+		len -= n;
+	}
+	return 0;
+}
+
+static inline int umh__reply(struct umh__helper *h,
+			     const struct umh_hdr *req, int status,
+			     const void *data, size_t len)
+{
+	struct umh_hdr hdr;
+	struct iovec iov[2];
+	int cnt = 1;
+
+	if (status)
+		len = 0;
+	umh_hdr_init(&hdr, req->op, req->id, (__u32)len, status, UMH_F_REPLY,
+		     0);
+	iov[0].iov_base = &hdr;
+	iov[0].iov_len = sizeof(hdr);
+	if (len) {
+		iov[1].iov_base = (void *)data;
+		iov[1].iov_len = len;
+		cnt = 2;
+	}
+	/* One writev: header and payload reach the kernel together. */
+	while (cnt) {
+		ssize_t n = writev(h->outfd, iov, cnt);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			umh_err("umh: write: %s", strerror(errno));
+			return -1;
+		}
+		while (cnt && (size_t)n >= iov[0].iov_len) {
+			n -= iov[0].iov_len;
+			iov[0] = iov[1];
+			cnt--;
+		}
+		if (cnt) {
+			iov[0].iov_base = (char *)iov[0].iov_base + n;
+			iov[0].iov_len -= n;
+		}
+	}
+	return 0;
+}
+
+static inline int umh__hello(struct umh__helper *h, const struct umh_hdr *req)
+{
+	struct umh_hello in, rep;
+
+	if (req->len != sizeof(in) || req->max_reply != sizeof(rep)) {
+		umh_err("umh: malformed hello (%u bytes)", req->len);
+		return -1;
+	}
+	if (umh__recv(h, &in, sizeof(in), 0) != 1)
+		return -1;
+	if (in.max_payload && in.max_payload < h->max_payload)
+		h->max_payload = in.max_payload;
+	memset(&rep, 0, sizeof(rep));
+	rep.proto_id = h->proto->id;
+	rep.proto_version = h->proto->version;
+	rep.max_payload = h->max_payload;
+	rep.pid = (__u32)getpid();
+	if (in.proto_id != h->proto->id || in.proto_version != h->proto->version)
+		umh_err("umh: kernel expects protocol %#x v%u, this helper is %s %#x v%u",
+			in.proto_id, in.proto_version, h->proto->name,
+			h->proto->id, h->proto->version);
+	return umh__reply(h, req, 0, &rep, sizeof(rep));
+}
+
+/* Handle one request whose header is valid; -1 ends the helper. */
+static inline int umh__dispatch(struct umh__helper *h,
+				const struct umh_hdr *req)
+{
+	const struct umh_op_desc *d;
+	int status;
+
+	if (req->op == UMH_OP_HELLO)
+		return umh__hello(h, req);
+
+	d = umh_proto_op(h->proto, req->op);
+	status = d ? umh_op_check_req(d, req->len, h->max_payload) : -EOPNOTSUPP;
+	if (!status && !d->rep_var && req->max_reply < d->rep_size)
+		status = -EMSGSIZE;
+	if (status) {
+		if (umh__skip(h, req->len))
+			return -1;
+		return umh__reply(h, req, status, NULL, 0);
+	}
+
+	if (req->len > h->req_cap) {
+		void *nbuf = realloc(h->req, req->len);
+
+		if (!nbuf) {
+			umh_err("umh: no memory for a %u-byte request", req->len);
+			return -1;
+		}
+		h->req = nbuf;
+		h->req_cap = req->len;
+	}
+	if (req->len && umh__recv(h, h->req, req->len, 0) != 1)
+		return -1;
+
+	h->out.data = NULL;
+	h->out.len = 0;
+	h->out.max = umh_op_rep_max(d, h->max_payload);
+	if (d->rep_var && req->max_reply < h->out.max)
+		h->out.max = req->max_reply;
+	status = h->handlers[req->op](h->ctx, h->req, req->len, &h->out);
+	if (status > 0 || status < -UMH_MAX_STATUS_ERRNO) {
+		umh_err("umh: handler of %s returned %d; sending -EIO", d->name,
+			status);
+		status = -EIO;
+	}
+	if (!status && umh_op_check_rep(d, h->out.len, (__u32)h->out.max)) {
+		umh_err("umh: handler of %s made a %zu-byte reply; sending -EMSGSIZE",
+			d->name, h->out.len);
+		status = -EMSGSIZE;
+	}
+	return umh__reply(h, req, status, h->out.data, h->out.len);
+}
+
+/**
+ * umh_helper_run() - serve requests until the kernel closes the channel
+ * @proto:	the protocol (p##_umh_proto)
+ * @handlers:	its dispatch table (p##_umh_handlers)
+ * @ctx:	passed to every handler
+ *
+ * Usually called as UMH_HELPER_RUN(p, ctx) from main().
+ *
+ * Return: 0 on EOF, else an UMH_EXIT_* status for exit().
+ */
+static inline int umh_helper_run(const struct umh_proto *proto,
+				 const umh_handler_fn *handlers, void *ctx)
+{
+	struct umh__helper h;
+	struct umh_hdr req;
+	int ret = 0;
+
+	memset(&h, 0, sizeof(h));
+	h.proto = proto;
+	h.handlers = handlers;
+	h.ctx = ctx;
+	h.in = 0;
+	h.outfd = 1;
+	h.max_payload = UMH_DEFAULT_MAX_PAYLOAD;
+	h.icap = 64 * 1024;
+	h.ib = malloc(h.icap);
+	if (!h.ib)
+		return UMH_EXIT_NOMEM;
+
+	for (;;) {
+		int r = umh__recv(&h, &req, sizeof(req), 1);
+
+		if (r == 0)
+			break;			/* the kernel hung up */
+		if (r < 0) {
+			ret = UMH_EXIT_IO;
+			break;
+		}
+		r = umh_hdr_check(&req, false, h.max_payload);
+		if (r) {
+			umh_err("umh: malformed request header (%d): magic %#x op %u len %u",
+				r, req.magic, req.op, req.len);
+			ret = UMH_EXIT_PROTO;
+			break;
+		}
+		if (umh__dispatch(&h, &req)) {
+			ret = UMH_EXIT_IO;
+			break;
+		}
+	}
+	free(h.ib);
+	free(h.req);
+	free(h.out.buf);
+	return ret;
+}
+
+/* ---- handler prototypes and dispatch thunks, per kind pair ---- */
+
+#define UMH__HANDLER_FF(p, name, op, rq, rp)				\
+	int p##_handle_##name(void *ctx, const rq *req, rp *rep);	\
+	static int p##__thunk_##name(void *ctx, const void *req,	\
+				     size_t len, struct umh_out *out)	\
+	{								\
+		rp *rep = (rp *)umh_out_alloc(out, sizeof(rp));		\
+		(void)len;						\
+		if (!rep)						\
+			return -ENOMEM;					\
+		memset(rep, 0, sizeof(*rep));				\
+		return p##_handle_##name(ctx, (const rq *)req, rep);	\
+	}
+
+#define UMH__HANDLER_VF(p, name, op, rqmax, rp)				\
+	int p##_handle_##name(void *ctx, const void *req, size_t len,	\
+			      rp *rep);					\
+	static int p##__thunk_##name(void *ctx, const void *req,	\
+				     size_t len, struct umh_out *out)	\
+	{								\
+		rp *rep = (rp *)umh_out_alloc(out, sizeof(rp));		\
+		if (!rep)						\
+			return -ENOMEM;					\
+		memset(rep, 0, sizeof(*rep));				\
+		return p##_handle_##name(ctx, req, len, rep);		\
+	}
+
+#define UMH__HANDLER_FV(p, name, op, rq, rpmax)				\
+	int p##_handle_##name(void *ctx, const rq *req,			\
+			      struct umh_out *out);			\
+	static int p##__thunk_##name(void *ctx, const void *req,	\
+				     size_t len, struct umh_out *out)	\
+	{								\
+		(void)len;						\
+		return p##_handle_##name(ctx, (const rq *)req, out);	\
+	}
+
+#define UMH__HANDLER_VV(p, name, op, rqmax, rpmax)			\
+	int p##_handle_##name(void *ctx, const void *req, size_t len,	\
+			      struct umh_out *out);			\
+	static int p##__thunk_##name(void *ctx, const void *req,	\
+				     size_t len, struct umh_out *out)	\
+	{								\
+		return p##_handle_##name(ctx, req, len, out);		\
+	}
+
+#define UMH__HANDLER(p, name, op, rq, rp)				\
+	UMH__BYKIND(UMH__HANDLER_, p, name, op, rq, rp)
+#define UMH__HENTRY(p, name, op, rq, rp)	[op] = p##__thunk_##name,
+
+/**
+ * UMH_HELPER_DEFINE() - declare a helper's handlers and dispatch table
+ * @p:		protocol name, as given to UMH_PROTO_DEFINE()
+ * @OPS:	the same operation list
+ *
+ * Declares ``int p##_handle_<name>(...)`` for every op (the program must
+ * define each, with exactly that prototype) and the table
+ * ``p##_umh_handlers``.  Use in one file of the helper.
+ */
+#define UMH_HELPER_DEFINE(p, OPS)					\
+	OPS(UMH__HANDLER)						\
+	static const umh_handler_fn p##_umh_handlers[] = {		\
+		OPS(UMH__HENTRY)					\
+	};								\
+	_Static_assert(sizeof(p##_umh_handlers) / sizeof(umh_handler_fn) \
+		       == sizeof(p##_umh_ops) / sizeof(p##_umh_ops[0]),	\
+		       "dispatch table and op table differ");
+
+/**
+ * UMH_HELPER_RUN() - run protocol @p's helper loop (from main())
+ * @p:		protocol name
+ * @ctx:	passed to every handler
+ */
+#define UMH_HELPER_RUN(p, ctx)						\
+	umh_helper_run(&p##_umh_proto, p##_umh_handlers, (ctx))
+
+#endif /* _UMH_SDK_HELPER_H */
