@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -360,6 +361,12 @@ static inline int umh_helper_run(const struct umh_proto *proto,
 	struct umh__helper h;
 	struct umh_hdr req;
 	int ret = 0;
+
+	/*
+	 * The kernel execs /proc/self/fd/3, which would name the process "3";
+	 * take the helper's name from argv[0] as the kernel passed it.
+	 */
+	prctl(PR_SET_NAME, program_invocation_short_name, 0, 0, 0);
 
 	memset(&h, 0, sizeof(h));
 	h.proto = proto;

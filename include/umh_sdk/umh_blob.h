@@ -88,11 +88,16 @@ enum umh_blob_state umh_blob_state(struct umh_blob *ub);
  * The helper embedded by scripts/Kbuild.umh for module @mod lives between
  * two symbols in .init.rodata; reference them only from __init code.
  */
-#define UMH_BLOB_DECLARE(mod)						\
+#define UMH_BLOB_DECLARE(mod)	__UMH_BLOB_DECLARE(mod)
+#define UMH_BLOB_DATA(mod)	__UMH_BLOB_DATA(mod)
+#define UMH_BLOB_SIZE(mod)	__UMH_BLOB_SIZE(mod)
+
+/* One level of indirection, so that @mod may itself be a macro. */
+#define __UMH_BLOB_DECLARE(mod)						\
 	extern const char __umh_blob_##mod##_start[];			\
 	extern const char __umh_blob_##mod##_end[]
-#define UMH_BLOB_DATA(mod)	((const void *)__umh_blob_##mod##_start)
-#define UMH_BLOB_SIZE(mod)						\
+#define __UMH_BLOB_DATA(mod)	((const void *)__umh_blob_##mod##_start)
+#define __UMH_BLOB_SIZE(mod)						\
 	((size_t)(__umh_blob_##mod##_end - __umh_blob_##mod##_start))
 
 #endif /* _UMH_SDK_UMH_BLOB_H */

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# umh-sdk top level.  The two commands that matter:
+#   make demo    install what is needed, build, boot a guest, show the
+#                echo helper answering
+#   make check   install what is needed and run every test
+#
+# make / make modules [KDIR=<kernel build dir>] builds the modules out of
+# tree.  KDIR defaults to the running kernel's build dir when it exists,
+# else to the Debian 6.12 headers that scripts/setup.sh installs.
+
+KDIR ?= $(or $(wildcard /lib/modules/$(shell uname -r)/build),\
+	     $(wildcard /lib/modules/$(shell scripts/kernels.sh 2>/dev/null | tail -n 1)/build))
+
+all: modules
+
+modules:
+	@test -n "$(KDIR)" || { echo "no kernel headers found: run scripts/setup.sh or pass KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf build tests/unit/build
+
+setup:
+	scripts/setup.sh
+
+unit:
+	$(MAKE) -C tests/unit check
+
+demo: setup
+	scripts/demo.sh
+
+check: setup
+	tests/check.sh
+
+.PHONY: all modules clean setup unit demo check

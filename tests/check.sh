@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh: run every test suite (user space first, then each guest kernel),
+# print a line per test as it finishes, and end with "N passed, M failed".
+# A suite that dies before reporting all its tests counts as a failure.
+set -u
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+
+# run_suite LABEL COMMAND...: run a TAP-printing command, count its tests.
+run_suite() {
+	local label=$1 line rc=0 seen_fail=0 plan='' count=0
+	shift
+	echo "== $label"
+	while IFS= read -r line; do
+		case $line in
+		"ok "*)
+			passed=$((passed + 1)); count=$((count + 1))
+			echo "ok - $label: ${line#* - }" ;;
+		"not ok "*)
+			failed=$((failed + 1)); count=$((count + 1)); seen_fail=1
+			echo "not ok - $label: ${line#* - }" ;;
+		"1.."*)
+			plan=${line#1..} ;;
+		"__suite_rc "*)
+			rc=${line#__suite_rc } ;;
+		*)
+			echo "    $line" ;;
+		esac
+	done < <("$@" 2>&1; echo "__suite_rc $?")
+	if [ -n "$plan" ] && [ "$count" -ne "$plan" ]; then
+		failed=$((failed + 1))
+		echo "not ok - $label: ran $count of $plan tests"
+	elif [ "$rc" -ne 0 ] && [ $seen_fail -eq 0 ]; then
+		failed=$((failed + 1))
+		echo "not ok - $label: suite exited with status $rc"
+	fi
+}
+
+run_suite "unit" make -s -C tests/unit check
+for k in $(scripts/kernels.sh); do
+	run_suite "guest $k" tests/guest/run.sh "$k" echo
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

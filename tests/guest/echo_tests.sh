@@ -1,0 +1,275 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The echo sample's life-cycle tests.  Runs INSIDE a test guest (see
+# tests/qemu/guest.sh) as root; $1 is a build tree holding the modules built
+# for the running kernel and the static echo_client.  Prints TAP lines.
+set -u
+
+B=${1:?usage: echo_tests.sh BUILD_DIR}
+KO=$B/samples/echo_umh/echo_umh.ko
+TM=$B/tests/modules
+CLIENT=$B/echo_client
+S=/sys/module/echo_umh/umh_echo
+n=0
+failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); failed=$((failed + 1))
+	echo "not ok $n - $1"
+	sed 's/^/# /' <<<"$2"
+}
+# t NAME FUNCTION: run one test, its output becomes the diagnostic.
+t() {
+	local out
+	if out=$("$2" 2>&1); then ok "$1"; else not_ok "$1" "$out"; fi
+}
+fail() { echo "$*"; return 1; }
+
+# Pids of running umh-sdk helpers: their exe is the unlinked shmem copy.
+helper_pids() {
+	local d l
+	for d in /proc/[0-9]*; do
+		l=$(readlink "$d/exe" 2>/dev/null) || continue
+		case $l in /umh-*) echo "${d#/proc/}" ;; esac
+	done
+}
+no_helpers() {
+	local p
+	p=$(helper_pids)
+	[ -z "$p" ] || fail "helper processes left: $p"
+}
+wait_for() {	# wait_for SECONDS COMMAND...: poll until COMMAND succeeds
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.05
+	done
+}
+state_is() { [ "$(cat $S/state 2>/dev/null)" = "$1" ]; }
+pid_changed() { local p; p=$(cat $S/pid 2>/dev/null); [ -n "$p" ] && [ "$p" != 0 ] && [ "$p" != "$1" ]; }
+load() { insmod "$KO" "$@" || fail "insmod $KO $* failed"; }
+unload() { rmmod echo_umh || fail "rmmod failed"; }
+expect_err() {	# expect_err ERRNAME COMMAND...
+	local out
+	out=$("${@:2}" 2>&1) && fail "'${*:2}' succeeded: $out"
+	grep -q "$1" <<<"$out" || fail "'${*:2}' failed with '$out', expected $1"
+}
+
+mark=0
+dmesg_since_mark() { dmesg | awk -v m="$mark" 'NR > m'; }
+dmesg_has() { dmesg_since_mark | grep -q -- "$1"; }
+dmesg_hasE() { dmesg_since_mark | grep -qE -- "$1"; }
+set_mark() { mark=$(dmesg | wc -l); }
+
+# ---- tests ----
+
+test_load() {
+	set_mark
+	load timeout_ms=1000 max_restarts=3 || return 1
+	state_is running || fail "state $(cat $S/state)"
+	local pid
+	pid=$(cat $S/pid)
+	[ -d /proc/$pid ] || fail "helper pid $pid not running"
+	[ "$(cat /proc/$pid/comm)" = echo ] || fail "helper comm $(cat /proc/$pid/comm)"
+	# stderr reaches the kernel log, prefixed with the helper's name
+	wait_for 2 dmesg_has "umh: echo\[$pid\]: echo helper $pid ready" ||
+		fail "no helper stderr line in dmesg: $(dmesg_since_mark)"
+	dmesg_has "helper running, pid $pid" || fail "no start line"
+	# fds 0/1/2 are pipes, and the executable fd 3 was closed at exec
+	[ "$(ls /proc/$pid/fd | sort | tr '\n' ' ')" = "0 1 2 " ] ||
+		fail "helper fds: $(ls -l /proc/$pid/fd)"
+}
+
+test_ping() {
+	local pid
+	pid=$("$CLIENT" ping) || fail "$pid"
+	[ "$pid" = "$(cat $S/pid)" ] || fail "ping says pid $pid, sysfs $(cat $S/pid)"
+}
+
+test_add() {
+	[ "$("$CLIENT" add 40 2)" = 42 ] || fail "40+2"
+	[ "$("$CLIENT" add -5 -7)" = -12 ] || fail "-5+-7"
+	[ "$("$CLIENT" add 9223372036854775807 1)" = -9223372036854775808 ] || fail "wrap"
+}
+
+test_echo_sizes() {
+	local s
+	for s in 0 1 31 4096 65537 1048576; do
+		"$CLIENT" echo $s || return 1
+	done
+}
+
+test_echo_too_big() { expect_err EMSGSIZE "$CLIENT" echo 1048577; }
+
+test_sink_16m() { "$CLIENT" sink 16777216; }
+
+test_concurrent() { "$CLIENT" concurrent 8 1000; }
+
+test_status_view() {
+	local f
+	for f in state pid restarts generation calls failures timeouts violations last_error protocol; do
+		[ -r $S/$f ] || fail "no $S/$f"
+	done
+	[ "$(cat $S/calls)" -ge 8000 ] || fail "calls $(cat $S/calls)"
+	[ "$(cat $S/failures)" = 0 ] || fail "failures $(cat $S/failures)"
+	[ "$(cat $S/protocol)" = "echo 0x4f484345 1" ] || fail "protocol $(cat $S/protocol)"
+}
+
+test_sigkill_restart() {
+	local old new
+	old=$(cat $S/pid)
+	kill -9 "$old"
+	new=$("$CLIENT" ping) || fail "ping after SIGKILL: $new"
+	[ "$new" != "$old" ] || fail "same pid $new after SIGKILL"
+	[ ! -d /proc/$old ] || fail "killed helper $old still in /proc"
+	[ "$(cat $S/restarts)" = 1 ] || fail "restarts $(cat $S/restarts)"
+	[ "$(helper_pids)" = "$new" ] || fail "helpers: $(helper_pids)"
+}
+
+test_hang_timeout() {
+	local old new
+	old=$(cat $S/pid)
+	expect_err ETIMEDOUT "$CLIENT" sleep 10000 500 || return 1
+	[ "$(cat $S/timeouts)" = 1 ] || fail "timeouts $(cat $S/timeouts)"
+	new=$("$CLIENT" ping) || fail "ping after timeout: $new"
+	[ "$new" != "$old" ] || fail "hung helper $old was not replaced"
+	[ ! -d /proc/$old ] || fail "hung helper $old still alive"
+}
+
+test_restart_cap() {
+	unload || return 1
+	set_mark
+	load max_restarts=3 || return 1
+	local i pid
+	for i in 1 2 3; do
+		pid=$(cat $S/pid)
+		kill -9 "$pid"
+		wait_for 5 pid_changed "$pid" || fail "restart $i did not happen: $(cat $S/state)"
+		wait_for 5 state_is running || fail "restart $i: state $(cat $S/state)"
+	done
+	pid=$(cat $S/pid)
+	kill -9 "$pid"
+	wait_for 5 state_is failed || fail "state after 4th kill: $(cat $S/state)"
+	expect_err ENOTCONN "$CLIENT" ping || return 1
+	sleep 1
+	[ "$(cat $S/restarts)" = 3 ] || fail "restarts $(cat $S/restarts) after the cap"
+	no_helpers || return 1
+	dmesg_has "restart cap reached" || fail "no cap message"
+}
+
+test_rmmod_idle() {
+	unload || return 1
+	load || return 1
+	"$CLIENT" ping >/dev/null || return 1
+	local t0=$SECONDS
+	unload || return 1
+	[ $((SECONDS - t0)) -le 2 ] || fail "rmmod took $((SECONDS - t0)) s"
+	[ ! -d /sys/module/echo_umh ] || fail "module still there"
+	no_helpers
+}
+
+test_rmmod_in_flight() {
+	load || return 1
+	set_mark
+	"$CLIENT" stress 4 300 || return 1
+	sleep 1
+	local t0=$SECONDS
+	unload || return 1
+	[ $((SECONDS - t0)) -le 3 ] || fail "rmmod took $((SECONDS - t0)) s"
+	no_helpers || return 1
+	local stopped
+	stopped=$(dmesg_since_mark | grep -c 'stress thread .* last error -108')
+	[ "$stopped" = 4 ] || fail "callers did not all get -ESHUTDOWN: $(dmesg_since_mark | grep stress)"
+}
+
+snapshot() {
+	local procs files shmem unrecl pids
+	procs=$(ls -d /proc/[0-9]* | wc -l)
+	files=$(cut -f1 /proc/sys/fs/file-nr)
+	shmem=$(awk '/^Shmem:/ {print $2}' /proc/meminfo)
+	unrecl=$(awk '/^SUnreclaim:/ {print $2}' /proc/meminfo)
+	pids=$(awk '$1 == "pid" {print $2}' /proc/slabinfo)
+	echo "$procs $files $shmem $unrecl $pids"
+}
+
+test_cycles() {
+	local i before after
+	sync; sleep 1
+	before=$(snapshot)
+	for i in $(seq 50); do
+		load || return 1
+		"$CLIENT" ping >/dev/null || fail "ping in cycle $i"
+		unload || return 1
+	done
+	no_helpers || return 1
+	sync; sleep 2
+	after=$(snapshot)
+	echo "before: procs files shmem_kB sunreclaim_kB pid_objs = $before"
+	echo "after:  procs files shmem_kB sunreclaim_kB pid_objs = $after"
+	read -r p0 f0 s0 u0 d0 <<<"$before"
+	read -r p1 f1 s1 u1 d1 <<<"$after"
+	[ "$p1" -le "$p0" ] || fail "processes: $p0 -> $p1"
+	[ "$f1" -le $((f0 + 8)) ] || fail "open files: $f0 -> $f1"
+	[ "$s1" -le $((s0 + 64)) ] || fail "shmem: $s0 -> $s1 kB"
+	[ "$u1" -le $((u0 + 2048)) ] || fail "unreclaimable slab: $u0 -> $u1 kB"
+	[ "$d1" -le $((d0 + 32)) ] || fail "struct pid objects: $d0 -> $d1"
+}
+
+expect_insmod_fail() {	# expect_insmod_fail MODULE ERRNO_TEXT DMESG_REGEX
+	set_mark
+	local out
+	out=$(insmod "$TM/$1.ko" 2>&1) && { rmmod "$1"; fail "insmod $1 succeeded"; }
+	grep -q "$2" <<<"$out" || fail "insmod $1: '$out', expected '$2'"
+	dmesg_hasE "$3" || fail "dmesg lacks /$3/: $(dmesg_since_mark)"
+	no_helpers
+}
+
+test_bad_blob() {
+	expect_insmod_fail bad_blob "Exec format error" \
+		"bad_blob: cannot execute the helper blob .*not an executable"
+}
+test_early_exit() {
+	expect_insmod_fail early_exit "Connection reset" \
+		"early_exit: helper pid [0-9]+ exited before completing the handshake" || return 1
+	dmesg_has "giving up before the handshake" || fail "helper's last words missing"
+}
+test_wrong_proto() {
+	expect_insmod_fail wrong_proto "Protocol error" \
+		"wrong_proto: helper speaks protocol 0x4f484345 version 99, expected echo"
+}
+test_silent() {
+	expect_insmod_fail silent "timed out" \
+		"silent: helper pid [0-9]+ did not complete the handshake within 1000 ms"
+}
+
+test_dmesg_clean() {
+	local bad
+	bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|soft lockup|hard LOCKUP|hung_task|blocked for more than|general protection|Call Trace|refcount_t:|list_(add|del) corruption')
+	[ -z "$bad" ] || fail "$bad"
+}
+
+t "load: helper starts, handshake, stderr in dmesg" test_load
+t "ping" test_ping
+t "add (fixed request, fixed reply)" test_add
+t "echo 0 B .. 1 MiB (variable, byte-exact)" test_echo_sizes
+t "echo of 1 MiB + 1 refused with EMSGSIZE" test_echo_too_big
+t "sink 16 MiB in one call" test_sink_16m
+t "8 threads x 1000 concurrent calls, replies matched" test_concurrent
+t "status view in sysfs" test_status_view
+t "SIGKILL: next call restarts the helper" test_sigkill_restart
+t "helper that stops answering: ETIMEDOUT, replaced" test_hang_timeout
+t "restart cap: calls fail with ENOTCONN, no storm" test_restart_cap
+t "rmmod while idle" test_rmmod_idle
+t "rmmod with calls in flight: callers get ESHUTDOWN" test_rmmod_in_flight
+t "50 load/unload cycles leave nothing behind" test_cycles
+t "blob that is not an executable: insmod fails" test_bad_blob
+t "helper that exits at once: insmod fails" test_early_exit
+t "helper with another protocol version: insmod fails" test_wrong_proto
+t "helper that never answers the handshake: insmod fails" test_silent
+t "dmesg free of WARNING/BUG/Oops/lockup reports" test_dmesg_clean
+
+echo "1..$n"
+[ $failed -eq 0 ]

@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: GPL-2.0
+#define TEST_BLOB wrong_proto
+#include "testmod.h"
