@@ -138,6 +138,7 @@ struct umh_blob {
 	struct umh_blob_config cfg;
 	char name[UMH_NAME_MAX + 1];
 	char *argv[2];
+	char *envp[3];
 	struct file *exe;		/* kernel-owned copy of the blob */
 	struct vfsmount *mnt;		/* private tmpfs for the FIFOs */
 	struct kobject kobj;		/* status view */
@@ -430,9 +431,27 @@ static void umh_log_line(struct umh_proc *p, char *line, size_t len)
 	for (i = 0; i < len; i++)
 		if (line[i] < 0x20 || line[i] > 0x7e)
 			line[i] = '?';
-	if (__ratelimit(&p->err_rs))
-		printk(KERN_SOH "%c" pr_fmt("%s[%d]: %.*s\n"), '0' + level,
-		       p->ub->name, umh_proc_pid_nr(p), (int)len, line);
+	if (!__ratelimit(&p->err_rs))
+		return;
+#define UMH_LINE(pr) pr("%s[%d]: %.*s\n", p->ub->name, umh_proc_pid_nr(p), \
+			(int)len, line)
+	switch (level) {
+	case LOGLEVEL_ERR:
+		UMH_LINE(pr_err);
+		break;
+	case LOGLEVEL_WARNING:
+		UMH_LINE(pr_warn);
+		break;
+	case LOGLEVEL_NOTICE:
+		UMH_LINE(pr_notice);
+		break;
+	case LOGLEVEL_DEBUG:
+		UMH_LINE(pr_debug);
+		break;
+	default:
+		UMH_LINE(pr_info);
+	}
+#undef UMH_LINE
 }
 
 /* Forward complete lines of the helper's stderr; true if it read bytes. */
@@ -653,8 +672,6 @@ static int umh_child_init(struct subprocess_info *info, struct cred *new)
 
 static struct umh_proc *umh_proc_spawn(struct umh_blob *ub)
 {
-	static char *envp[] = { "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin",
-				NULL };
 	struct subprocess_info *info;
 	struct umh_proc *p;
 	char name[24];
@@ -701,7 +718,7 @@ static struct umh_proc *umh_proc_spawn(struct umh_blob *ub)
 	}
 
 	ret = -ENOMEM;
-	info = call_usermodehelper_setup("/proc/self/fd/3", ub->argv, envp,
+	info = call_usermodehelper_setup("/proc/self/fd/3", ub->argv, ub->envp,
 					 GFP_KERNEL, umh_child_init, NULL, p);
 	if (!info)
 		goto fail;
@@ -724,23 +741,34 @@ fail:
 
 /* ---- calls ---- */
 
-#define umh_wait_proc(p, cond, deadline)				\
-({									\
-	long __r = wait_event_killable_timeout((p)->wq,			\
-			READ_ONCE((p)->dead) || (cond), umh_left(deadline)); \
-	__r < 0 ? -EINTR : READ_ONCE((p)->dead) ?: (__r ? 0 : -ETIMEDOUT); \
-})
-
-static bool umh_tx_trylock(struct umh_proc *p, bool *owned)
+/* Can this sender go on: the stream is free (@owned is NULL: writable)? */
+static bool umh_tx_ready(struct umh_proc *p, bool *owned)
 {
+	if (READ_ONCE(p->dead))
+		return true;
+	if (!owned)
+		return vfs_poll(p->tx, NULL) & EPOLLOUT;
 	if (!*owned)
 		*owned = !test_and_set_bit_lock(0, &p->tx_busy);
 	return *owned;
 }
 
-static bool umh_tx_writable(struct umh_proc *p)
+/*
+ * Wait, killable and until @deadline, for the request stream to be ours
+ * (@owned) or writable (@owned NULL).
+ * Return: 0, or -EINTR, -ETIMEDOUT, or why the generation ended.
+ */
+static int umh_tx_wait(struct umh_proc *p, bool *owned,
+		       unsigned long deadline)
 {
-	return vfs_poll(p->tx, NULL) & EPOLLOUT;
+	long t = wait_event_killable_timeout(p->wq, umh_tx_ready(p, owned),
+					     umh_left(deadline));
+
+	if (t < 0)
+		return -EINTR;
+	if (READ_ONCE(p->dead))
+		return READ_ONCE(p->dead);
+	return t ? 0 : -ETIMEDOUT;
 }
 
 /* Write header and payload with as few pipe writes (and wakeups) as fit. */
@@ -767,7 +795,7 @@ static int umh_write_frame(struct umh_proc *p, const struct umh_hdr *hdr,
 		}
 		if (n != -EAGAIN)
 			return n ? n : -EIO;
-		ret = umh_wait_proc(p, umh_tx_writable(p), deadline);
+		ret = umh_tx_wait(p, NULL, deadline);
 		if (ret)
 			return ret;
 	}
@@ -781,7 +809,7 @@ static int umh_send(struct umh_proc *p, const struct umh_hdr *hdr,
 	bool owned = false;
 	int ret;
 
-	ret = umh_wait_proc(p, umh_tx_trylock(p, &owned), deadline);
+	ret = umh_tx_wait(p, &owned, deadline);
 	if (!ret)
 		ret = umh_write_frame(p, hdr, payload, deadline, sent);
 	if (owned) {
@@ -891,6 +919,13 @@ done:
 	return ret;
 }
 
+static bool umh_settled(struct umh_blob *ub)
+{
+	enum umh_blob_state s = READ_ONCE(ub->state);
+
+	return s != UMH_BLOB_RESTARTING && s != UMH_BLOB_STARTING;
+}
+
 /*
  * Get a reference to the generation that may take a call now, waiting
  * (killable, until @deadline) while one is being started.
@@ -929,9 +964,8 @@ static struct umh_proc *umh_get_proc(struct umh_blob *ub,
 		mutex_unlock(&ub->lock);
 
 		t = wait_event_killable_timeout(ub->state_wq,
-				READ_ONCE(ub->state) != UMH_BLOB_RESTARTING &&
-				READ_ONCE(ub->state) != UMH_BLOB_STARTING,
-				umh_left(deadline));
+						umh_settled(ub),
+						umh_left(deadline));
 		if (t < 0)
 			return ERR_PTR(-EINTR);
 		if (!t)
@@ -1506,6 +1540,8 @@ struct umh_blob *umh_blob_create(const struct umh_blob_config *cfg,
 	strscpy(ub->name, cfg->name, sizeof(ub->name));
 	ub->cfg.name = ub->name;
 	ub->argv[0] = ub->name;
+	ub->envp[0] = "HOME=/";
+	ub->envp[1] = "PATH=/sbin:/bin:/usr/sbin:/usr/bin";
 	ub->cfg.call_timeout_ms = cfg->call_timeout_ms ?: 5000;
 	ub->cfg.start_timeout_ms = cfg->start_timeout_ms ?: 5000;
 	ub->cfg.max_payload = cfg->max_payload ?: UMH_DEFAULT_MAX_PAYLOAD;

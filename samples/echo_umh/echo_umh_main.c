@@ -141,7 +141,7 @@ static long echo_sink(void __user *arg)
 	ret = -EFAULT;
 	if (copy_from_user(buf, u64_to_user_ptr(io.buf), io.len))
 		goto out;
-	ret = echo_call_sink(echo_ub, buf, io.len, &rep);
+	ret = echo_call_sink_tmo(echo_ub, buf, io.len, &rep, io.timeout_ms);
 	if (ret)
 		goto out;
 	ret = -EPROTO;

@@ -36,6 +36,8 @@ struct echo_ioc_sink {
 	__u64 buf;		/* in: user pointer */
 	__u64 len;		/* in */
 	__u64 sum;		/* out */
+	__u32 timeout_ms;	/* in: call timeout, 0 = module default */
+	__u32 pad;
 };
 
 /* Start @threads kernel threads that call the helper until rmmod. */

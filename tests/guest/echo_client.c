@@ -5,7 +5,7 @@
  *   echo_client ping                    print the helper's pid
  *   echo_client add A B                 print A+B as the helper computed it
  *   echo_client echo SIZE               echo SIZE random bytes, compare
- *   echo_client sink SIZE               sink SIZE bytes, compare the sum
+ *   echo_client sink SIZE [TIMEOUT_MS]  sink SIZE bytes, compare the sum
  *   echo_client sleep MS [TIMEOUT_MS]   a call the helper answers after MS
  *   echo_client concurrent T N          T threads x N echo calls, each
  *                                       reply checked against its request
@@ -162,10 +162,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "echo") && argc == 3)
 		return do_echo(strtoul(argv[2], NULL, 0), 42, 0) ? 1 : 0;
-	if (!strcmp(cmd, "sink") && argc == 3) {
+	if (!strcmp(cmd, "sink") && (argc == 3 || argc == 4)) {
 		size_t size = strtoul(argv[2], NULL, 0), i;
 		unsigned char *buf = malloc(size + 1);
-		struct echo_ioc_sink io = { .buf = (uintptr_t)buf, .len = size };
+		struct echo_ioc_sink io = {
+			.buf = (uintptr_t)buf,
+			.len = size,
+			.timeout_ms = argc == 4 ? strtoul(argv[3], NULL, 0) : 0,
+		};
 		uint64_t sum = 0;
 
 		fill(buf, size, 7);
