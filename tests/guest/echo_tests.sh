@@ -219,6 +219,18 @@ test_cycles() {
 	[ "$d1" -le $((d0 + 32)) ] || fail "struct pid objects: $d0 -> $d1"
 }
 
+test_musl() {
+	insmod "$B/musl/samples/echo_umh/echo_umh.ko" || fail "insmod (musl helper) failed"
+	local pid
+	pid=$("$CLIENT" ping) || { rmmod echo_umh; fail "ping: $pid"; }
+	# musl's static libc carries its name; glibc's does not.
+	grep -qai musl "/proc/$pid/exe" ||
+		{ rmmod echo_umh; fail "helper $pid does not look musl-linked"; }
+	"$CLIENT" echo 1048576 || { rmmod echo_umh; return 1; }
+	unload || return 1
+	no_helpers
+}
+
 expect_insmod_fail() {	# expect_insmod_fail MODULE ERRNO_TEXT DMESG_REGEX
 	set_mark
 	local out
@@ -266,6 +278,7 @@ t "restart cap: calls fail with ENOTCONN, no storm" test_restart_cap
 t "rmmod while idle" test_rmmod_idle
 t "rmmod with calls in flight: callers get ESHUTDOWN" test_rmmod_in_flight
 t "50 load/unload cycles leave nothing behind" test_cycles
+t "helper built with musl: calls and rmmod" test_musl
 t "blob that is not an executable: insmod fails" test_bad_blob
 t "helper that exits at once: insmod fails" test_early_exit
 t "helper with another protocol version: insmod fails" test_wrong_proto

@@ -23,9 +23,15 @@ cp -a "$root/include" "$root/kernel" "$root/scripts" "$root/samples" \
 	"$root/Kbuild" "$out/"
 cp -a "$root/tests/modules" "$root/tests/guest" "$out/tests/"
 
+# The echo sample once more with its helper linked against musl.
+mkdir -p "$out/musl"
+cp -a "$root/include" "$root/kernel" "$root/scripts" "$root/samples" \
+	"$root/Kbuild" "$out/musl/"
+
 log=$out/build.log
 if ! { make -C "$kdir" M="$out" modules -j"$(nproc)" &&
-       make -C "$kdir" M="$out/tests/modules" modules -j"$(nproc)"; } >"$log" 2>&1; then
+       make -C "$kdir" M="$out/tests/modules" modules -j"$(nproc)" &&
+       make -C "$kdir" M="$out/musl" UMH_CC=musl-gcc modules -j"$(nproc)"; } >"$log" 2>&1; then
 	echo "run.sh: module build for $kver failed:" >&2
 	tail -n 40 "$log" >&2
 	exit 1

@@ -17,7 +17,14 @@
 #
 # Wiring: ttyS0 (the kernel console) goes to the log file, ttyS1 carries only
 # the command's stdout+stderr and the UMH-GUEST-READY / UMH-GUEST-EXIT
-# markers, so kernel messages never interleave with command output.
+# markers, so kernel messages never interleave with command output. In the
+# guest the command writes into a pipe (not a tty), so the output ends when
+# the command and everything it left running in the background close it.
+#
+# Environment: UMH_CACHE (initramfs and vmlinux cache, default
+# ~/.cache/umh-sdk), UMH_GUEST_APPEND (extra kernel parameters, e.g.
+# loglevel=7), UMH_GUEST_BOOT_TIMEOUT (default 60 s), UMH_GUEST_PVH=0 (boot
+# the bzImage instead of the unpacked vmlinux).
 set -euo pipefail
 
 # Seconds from qemu start to the READY marker; raise it on a crowded host.
@@ -65,6 +72,9 @@ for i in "${!shares[@]}"; do
 	[[ $d != *$'\n'* ]] || die "--share: newline in path"
 	shares[i]=$d
 done
+if [[ -n $log ]]; then
+	: >"$log" 2>/dev/null || die "cannot write --log $log"
+fi
 
 # ---------------------------------------------------------------- cleanup
 work='' qpid='' qfd='' initrd_tmp='' vmlinux_tmp='' keep_log=0 default_log=0
@@ -83,6 +93,7 @@ trap cleanup EXIT
 # Turn signals into an exit so the EXIT trap kills qemu.
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
+trap 'exit 141' PIPE	# our reader went away
 
 # ---------------------------------------------------------------- guest init
 # Stage 1: PID 1 in the initramfs. Kernel threads (kthreadd and everything
@@ -172,8 +183,8 @@ EOF
 STAGE2=${STAGE2//'$SHARE_9P_OPTS'/$SHARE_9P_OPTS}
 
 # ---------------------------------------------------------------- initramfs
-# Sets initrd. Cached per release; the name hashes everything that goes in, so a change
-# to the init scripts, busybox or the modules yields a new file.
+# Sets initrd. Cached per release; the name hashes everything that goes in,
+# so a change to the init scripts, busybox or the modules yields a new file.
 build_initramfs() {
 	local cache=${UMH_CACHE:-$HOME/.cache/umh-sdk}/initramfs
 	local bb=/bin/busybox mods key out m tmp name
@@ -190,7 +201,10 @@ build_initramfs() {
 	} | sha256sum)
 	out=$cache/initramfs-$kernel-${key:0:16}.cpio
 	initrd=$out
-	[[ -s $out ]] && return
+	if [[ -s $out ]]; then
+		touch -- "$out"	# in use: keep it from being pruned as old
+		return
+	fi
 	mkdir -p "$cache"
 	tmp=$work/initramfs
 	mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,lib/modules}
@@ -217,9 +231,10 @@ build_initramfs() {
 		cpio --null -o -H newc -R 0:0 --quiet) >"$initrd_tmp"
 	chmod 644 "$initrd_tmp"
 	mv -f -- "$initrd_tmp" "$out"
-	initrd_tmp=
-	# Older builds for this release are dead weight now.
-	find "$cache" -maxdepth 1 -name "initramfs-$kernel-*.cpio" ! -path "$out" -delete
+	initrd_tmp=''
+	# Builds unused for a day are dead weight (a recent one may still be
+	# used by another checkout's harness).
+	find "$cache" -maxdepth 1 -name "initramfs-*.cpio" -mmin +1440 -delete
 }
 
 # ---------------------------------------------------------------- kernel
@@ -238,6 +253,7 @@ pick_kernel_image() {
 	key=$(sha256sum <"$vmlinuz")
 	out=$cache/vmlinux-$kernel-${key:0:16}
 	if [[ -s $out ]]; then
+		touch -- "$out"
 		kimage=$out
 		return 0
 	fi
@@ -264,7 +280,7 @@ pick_kernel_image() {
 		chmod 644 "$vmlinux_tmp"
 		mv -f -- "$vmlinux_tmp" "$out"
 		kimage=$out
-		find "$cache" -maxdepth 1 -name "vmlinux-$kernel-*" ! -path "$out" -delete
+		find "$cache" -maxdepth 1 -name "vmlinux-*" -mmin +1440 -delete
 	else
 		echo "guest $kernel: cannot unpack $vmlinuz, booting it as is" >&2
 		rm -f -- "$vmlinux_tmp"
@@ -298,7 +314,7 @@ qarg() { printf '%s' "${1//,/,,}"; }
 
 now_us() { now=${EPOCHREALTIME//[!0-9]/}; }
 
-# One boot. Sets outcome to done (rc in cmd_rc), flake, fatal, crash or
+# One boot. Sets outcome to finished (rc in cmd_rc), flake, fatal, crash or
 # timeout; streams command output to stdout meanwhile.
 boot_once() {
 	local fifo=$work/cmdchan line buf='' got ready=0 held='' deadline start now
@@ -359,7 +375,7 @@ boot_once() {
 			else
 				# Hold an EXIT marker back until no more output follows it,
 				# in case the command itself printed one.
-				if [[ -n $held ]]; then printf '%s\n' "$held"; held=; fi
+				if [[ -n $held ]]; then printf '%s\n' "$held"; held=''; fi
 				if [[ $line =~ ^(.*)UMH-GUEST-EXIT\ ([0-9]+)$ ]]; then
 					printf '%s' "${BASH_REMATCH[1]}"
 					held="UMH-GUEST-EXIT ${BASH_REMATCH[2]}"
@@ -398,6 +414,11 @@ for ((attempt = 1; ; attempt++)); do
 	boot_once
 	case $outcome in
 	finished)
+		# Not a failure of the command, but worth a look.
+		if grep -qE 'Oops|BUG:|WARNING:|Call Trace' -- "$log"; then
+			keep_log=1
+			echo "guest $kernel: the kernel log shows an oops, BUG or WARNING (see $log)" >&2
+		fi
 		exit "$cmd_rc" ;;
 	flake)
 		if ((attempt >= BOOT_ATTEMPTS)); then
