@@ -271,6 +271,7 @@ static pid_t umh_proc_pid_nr(struct umh_proc *p)
 static void umh_proc_fail(struct umh_proc *p, int err)
 {
 	struct umh_call *call, *tmp;
+	LIST_HEAD(failed);
 
 	spin_lock(&p->lock);
 	if (p->dead) {
@@ -278,21 +279,32 @@ static void umh_proc_fail(struct umh_proc *p, int err)
 		return;
 	}
 	p->dead = err;
-	list_for_each_entry_safe(call, tmp, &p->pending, node) {
-		list_del_init(&call->node);
-		umh_call_finish(call, err, 0);
-	}
+	list_splice_init(&p->pending, &failed);
 	spin_unlock(&p->lock);
 
 	if (p->pid)
 		kill_pid(p->pid, SIGKILL, 1);
 	wake_up_all(&p->wq);
+	/*
+	 * Tell the blob before the callers: a caller that retries at once
+	 * must find the blob restarting, not this dead generation.
+	 */
 	umh_blob_proc_died(p->ub, p, err);
+
+	spin_lock(&p->lock);
+	list_for_each_entry_safe(call, tmp, &failed, node) {
+		list_del_init(&call->node);
+		umh_call_finish(call, err, 0);
+	}
+	spin_unlock(&p->lock);
 }
 
 /* A frame from the helper broke the protocol: count, say why, kill it. */
 static int umh_violation(struct umh_proc *p, const char *why, u32 a, u32 b)
 {
+	/* Leftovers of a generation already being killed are not news. */
+	if (READ_ONCE(p->dead))
+		return -EPROTO;
 	atomic64_inc(&p->ub->violations);
 	pr_warn_ratelimited("%s: protocol violation by helper pid %d: %s (%u, %u); killing it\n",
 			    p->ub->name, umh_proc_pid_nr(p), why, a, b);
@@ -905,6 +917,14 @@ abandon:
 		wake_up_all(&p->wq);
 		wait_for_completion(&call->done);
 		if (call->cut) {
+			/* Reply started but not finished in time: hung. */
+			if (ret == -ETIMEDOUT) {
+				atomic64_inc(&ub->timeouts);
+				pr_warn("%s: helper pid %d stalled in its reply to %s; killing it\n",
+					ub->name, umh_proc_pid_nr(p),
+					op ? ub->cfg.proto->ops[op].name : "hello");
+				umh_proc_fail(p, -ETIMEDOUT);
+			}
 			umh_call_put(call);
 			return ret;
 		}
@@ -934,14 +954,20 @@ static struct umh_proc *umh_get_proc(struct umh_blob *ub,
 				     unsigned long deadline)
 {
 	struct umh_proc *p = NULL;
+	bool dying;
 	long t;
 	int ret;
 
 	for (;;) {
+		dying = false;
 		mutex_lock(&ub->lock);
 		switch (ub->state) {
 		case UMH_BLOB_RUNNING:
-			p = ub->proc;
+			/* Died an instant ago; the blob is about to restart it. */
+			if (READ_ONCE(ub->proc->dead))
+				dying = true;
+			else
+				p = ub->proc;
 			break;
 		case UMH_BLOB_STARTING:
 			if (ub->starter == current)
@@ -963,6 +989,14 @@ static struct umh_proc *umh_get_proc(struct umh_blob *ub,
 		}
 		mutex_unlock(&ub->lock);
 
+		if (dying) {
+			if (!umh_left(deadline))
+				return ERR_PTR(-ETIMEDOUT);
+			schedule_timeout_killable(1);
+			if (fatal_signal_pending(current))
+				return ERR_PTR(-EINTR);
+			continue;
+		}
 		t = wait_event_killable_timeout(ub->state_wq,
 						umh_settled(ub),
 						umh_left(deadline));

@@ -68,6 +68,7 @@ typedef unsigned long long __u64;
  * @flags:	%UMH_F_REPLY on replies, 0 on requests
  * @max_reply:	requests: the largest reply payload the caller accepts;
  *		replies: 0
+ * @reserved:	0
  */
 struct umh_hdr {
 	__u32 magic;

@@ -17,7 +17,10 @@ enum echo_op {
 	ECHO_OP_ECHO = 3,
 	ECHO_OP_SLEEP = 4,
 	ECHO_OP_SINK = 5,
+	ECHO_OP_TAG = 6,
 };
+
+#define ECHO_TAG_LEN		16
 
 /* ping: is the helper there, and who is it? */
 struct echo_ping {
@@ -29,6 +32,7 @@ struct echo_pong {
 	__u32 cookie;		/* the request's cookie */
 	__u32 pid;		/* the helper's getpid() */
 	__u64 served;		/* requests this helper process served */
+	char tag[ECHO_TAG_LEN];	/* the helper's state: the last tag set */
 };
 
 /* add: a fixed request and a fixed reply */
@@ -47,6 +51,11 @@ struct echo_sleep {
 	__u32 pad;
 };
 
+/* tag: set the helper's state (the module replays it into new helpers) */
+struct echo_tag {
+	char tag[ECHO_TAG_LEN];
+};
+
 /* sink: swallow up to the channel's payload cap, return length and sum */
 struct echo_sink_rep {
 	__u64 len;
@@ -62,7 +71,9 @@ struct echo_sink_rep {
 	OP(echo, sleep, ECHO_OP_SLEEP, UMH_FIXED(struct echo_sleep),	\
 	   UMH_FIXED(struct echo_sleep))				\
 	OP(echo, sink, ECHO_OP_SINK, UMH_VAR(UMH_DEFAULT_MAX_PAYLOAD),	\
-	   UMH_FIXED(struct echo_sink_rep))
+	   UMH_FIXED(struct echo_sink_rep))				\
+	OP(echo, tag, ECHO_OP_TAG, UMH_FIXED(struct echo_tag),		\
+	   UMH_FIXED(struct echo_tag))
 
 UMH_PROTO_DEFINE(echo, ECHO_PROTO_ID, ECHO_PROTO_VERSION, ECHO_OPS)
 

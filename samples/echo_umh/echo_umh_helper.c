@@ -13,6 +13,7 @@
 UMH_HELPER_DEFINE(echo, ECHO_OPS)
 
 static __u64 served;
+static char tag[ECHO_TAG_LEN];
 
 int echo_handle_ping(void *ctx, const struct echo_ping *req,
 		     struct echo_pong *rep)
@@ -21,6 +22,19 @@ int echo_handle_ping(void *ctx, const struct echo_ping *req,
 	rep->cookie = req->cookie;
 	rep->pid = (__u32)getpid();
 	rep->served = ++served;
+	memcpy(rep->tag, tag, sizeof(tag));
+	return 0;
+}
+
+int echo_handle_tag(void *ctx, const struct echo_tag *req,
+		    struct echo_tag *rep)
+{
+	(void)ctx;
+	served++;
+	/* Never trust the peer to terminate strings. */
+	memcpy(tag, req->tag, sizeof(tag) - 1);
+	tag[sizeof(tag) - 1] = '\0';
+	memcpy(rep->tag, tag, sizeof(tag));
 	return 0;
 }
 

@@ -37,6 +37,10 @@ MODULE_PARM_DESC(restart_window_ms, "restart window (ms)");
 
 static struct umh_blob *echo_ub;
 
+/* State the helper holds and the module keeps, to replay into new helpers. */
+static DEFINE_MUTEX(echo_tag_lock);
+static struct echo_tag echo_tag;
+
 static struct {
 	struct mutex lock;	/* threads[] */
 	struct task_struct *threads[ECHO_MAX_STRESS];
@@ -60,7 +64,44 @@ static long echo_ping(void __user *arg)
 		return -EPROTO;
 	io.pid = rep.pid;
 	io.served = rep.served;
+	BUILD_BUG_ON(sizeof(io.tag) != sizeof(rep.tag));
+	memcpy(io.tag, rep.tag, sizeof(io.tag));
+	io.tag[sizeof(io.tag) - 1] = '\0';
 	return copy_to_user(arg, &io, sizeof(io)) ? -EFAULT : 0;
+}
+
+static long echo_set_tag(void __user *arg)
+{
+	struct echo_ioc_tag io;
+	struct echo_tag req = {}, rep;
+	int ret;
+
+	if (copy_from_user(&io, arg, sizeof(io)))
+		return -EFAULT;
+	BUILD_BUG_ON(sizeof(io.tag) != sizeof(req.tag));
+	strscpy(req.tag, io.tag, sizeof(req.tag));
+	mutex_lock(&echo_tag_lock);
+	ret = echo_call_tag(echo_ub, &req, &rep);
+	if (!ret)
+		echo_tag = req;
+	mutex_unlock(&echo_tag_lock);
+	return ret;
+}
+
+/*
+ * on_start: a new helper knows nothing; give it the state the old one had.
+ * Runs before any other caller can reach the new helper.
+ */
+static int echo_on_start(struct umh_blob *ub, void *priv)
+{
+	struct echo_tag rep;
+	int ret = 0;
+
+	mutex_lock(&echo_tag_lock);
+	if (echo_tag.tag[0])
+		ret = echo_call_tag(ub, &echo_tag, &rep);
+	mutex_unlock(&echo_tag_lock);
+	return ret;
 }
 
 static long echo_add(void __user *arg)
@@ -202,7 +243,7 @@ static long echo_stress(void __user *arg)
 	for (i = 0; i < io.threads; i++) {
 		if (stress.threads[i])
 			continue;
-		t = kthread_run(echo_stress_fn, (void *)i, "echo_stress/%lu", i);
+		t = kthread_run(echo_stress_fn, (void *)i, "echo-stress/%lu", i);
 		if (IS_ERR(t)) {
 			ret = PTR_ERR(t);
 			break;
@@ -230,6 +271,8 @@ static long echo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return echo_sink(uarg);
 	case ECHO_IOC_STRESS:
 		return echo_stress(uarg);
+	case ECHO_IOC_TAG:
+		return echo_set_tag(uarg);
 	}
 	return -ENOTTY;
 }
@@ -265,6 +308,7 @@ static int __init echo_init(void)
 		.call_timeout_ms = timeout_ms,
 		.max_restarts = max_restarts,
 		.restart_window_ms = restart_window_ms,
+		.on_start = echo_on_start,
 	};
 	int ret;
 

@@ -12,6 +12,12 @@ struct echo_ioc_ping {
 	__u32 cookie;		/* in */
 	__u32 pid;		/* out: helper's pid as it reports it */
 	__u64 served;		/* out */
+	char tag[16];		/* out: the helper's current tag */
+};
+
+/* Set the helper's tag; the module replays it into every new helper. */
+struct echo_ioc_tag {
+	char tag[16];		/* in, NUL-terminated */
 };
 
 struct echo_ioc_add {
@@ -55,5 +61,6 @@ struct echo_ioc_stress {
 #define ECHO_IOC_SLEEP		_IOW(ECHO_IOC_MAGIC, 4, struct echo_ioc_sleep)
 #define ECHO_IOC_SINK		_IOWR(ECHO_IOC_MAGIC, 5, struct echo_ioc_sink)
 #define ECHO_IOC_STRESS		_IOW(ECHO_IOC_MAGIC, 6, struct echo_ioc_stress)
+#define ECHO_IOC_TAG		_IOW(ECHO_IOC_MAGIC, 7, struct echo_ioc_tag)
 
 #endif /* _ECHO_UMH_UAPI_H */

@@ -3,6 +3,7 @@
  * echo_client: drive /dev/echo_umh from inside a test guest.
  *
  *   echo_client ping                    print the helper's pid
+ *   echo_client tag [STR]               set the helper's tag / print it
  *   echo_client add A B                 print A+B as the helper computed it
  *   echo_client echo SIZE               echo SIZE random bytes, compare
  *   echo_client sink SIZE [TIMEOUT_MS]  sink SIZE bytes, compare the sum
@@ -147,6 +148,22 @@ int main(int argc, char **argv)
 		if (ioctl(dev, ECHO_IOC_PING, &io))
 			return fail("ping");
 		printf("%u\n", io.pid);
+		return 0;
+	}
+	if (!strcmp(cmd, "tag") && argc == 3) {
+		struct echo_ioc_tag io = {};
+
+		strncpy(io.tag, argv[2], sizeof(io.tag) - 1);
+		if (ioctl(dev, ECHO_IOC_TAG, &io))
+			return fail("tag");
+		return 0;
+	}
+	if (!strcmp(cmd, "tag") && argc == 2) {
+		struct echo_ioc_ping io = { .cookie = 1 };
+
+		if (ioctl(dev, ECHO_IOC_PING, &io))
+			return fail("ping");
+		printf("%s\n", io.tag);
 		return 0;
 	}
 	if (!strcmp(cmd, "add") && argc == 4) {

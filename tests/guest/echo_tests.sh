@@ -25,7 +25,8 @@ t() {
 	local out
 	if out=$("$2" 2>&1); then ok "$1"; else not_ok "$1" "$out"; fi
 }
-fail() { echo "$*"; return 1; }
+# Each test runs in a subshell ($(...) in t), so fail ends just that test.
+fail() { echo "$*"; exit 1; }
 
 # Pids of running umh-sdk helpers: their exe is the unlinked shmem copy.
 helper_pids() {
@@ -68,7 +69,7 @@ set_mark() { mark=$(dmesg | wc -l); }
 
 test_load() {
 	set_mark
-	load timeout_ms=1000 max_restarts=3 || return 1
+	load timeout_ms=1000 max_restarts=10 || return 1
 	state_is running || fail "state $(cat $S/state)"
 	local pid
 	pid=$(cat $S/pid)
@@ -128,6 +129,16 @@ test_sigkill_restart() {
 	[ ! -d /proc/$old ] || fail "killed helper $old still in /proc"
 	[ "$(cat $S/restarts)" = 1 ] || fail "restarts $(cat $S/restarts)"
 	[ "$(helper_pids)" = "$new" ] || fail "helpers: $(helper_pids)"
+}
+
+test_on_start_replay() {
+	"$CLIENT" tag replayed || return 1
+	[ "$("$CLIENT" tag)" = replayed ] || fail "tag not set: $("$CLIENT" tag)"
+	local old
+	old=$(cat $S/pid)
+	kill -9 "$old"
+	wait_for 5 pid_changed "$old" || fail "no restart"
+	[ "$("$CLIENT" tag)" = replayed ] || fail "new helper lost the tag: '$("$CLIENT" tag)'"
 }
 
 test_hang_timeout() {
@@ -258,6 +269,18 @@ test_silent() {
 		"silent: helper pid [0-9]+ did not complete the handshake within 1000 ms"
 }
 
+test_hostile() {
+	set_mark
+	insmod "$TM/hostile.ko" || fail "insmod hostile: $(dmesg_since_mark)"
+	local S=/sys/module/hostile/umh_hostile
+	dmesg_has "7 of 7 hostile cases handled" || fail "$(dmesg_since_mark)"
+	[ "$(cat $S/violations)" = 5 ] || fail "violations $(cat $S/violations)"
+	[ "$(cat $S/timeouts)" = 1 ] || fail "timeouts $(cat $S/timeouts)"
+	[ "$(cat $S/restarts)" = 7 ] || fail "restarts $(cat $S/restarts)"
+	rmmod hostile || fail "rmmod hostile"
+	no_helpers
+}
+
 test_dmesg_clean() {
 	local bad
 	bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|soft lockup|hard LOCKUP|hung_task|blocked for more than|general protection|Call Trace|refcount_t:|list_(add|del) corruption')
@@ -273,6 +296,7 @@ t "sink 16 MiB in one call" test_sink_16m
 t "8 threads x 1000 concurrent calls, replies matched" test_concurrent
 t "status view in sysfs" test_status_view
 t "SIGKILL: next call restarts the helper" test_sigkill_restart
+t "on_start replays the module's state into a new helper" test_on_start_replay
 t "helper that stops answering: ETIMEDOUT, replaced" test_hang_timeout
 t "restart cap: calls fail with ENOTCONN, no storm" test_restart_cap
 t "rmmod while idle" test_rmmod_idle
@@ -283,6 +307,7 @@ t "blob that is not an executable: insmod fails" test_bad_blob
 t "helper that exits at once: insmod fails" test_early_exit
 t "helper with another protocol version: insmod fails" test_wrong_proto
 t "helper that never answers the handshake: insmod fails" test_silent
+t "hostile helper: every broken reply refused, counted, helper replaced" test_hostile
 t "dmesg free of WARNING/BUG/Oops/lockup reports" test_dmesg_clean
 
 echo "1..$n"
