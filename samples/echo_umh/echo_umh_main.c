@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/ktime.h>
 #include <linux/kthread.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -195,6 +196,46 @@ out:
 	return ret;
 }
 
+static long echo_bench(void __user *arg)
+{
+	struct echo_ioc_bench io;
+	u64 __user *out;
+	size_t rep_len;
+	void *buf;
+	u64 *ns;
+	u32 i;
+	int ret = 0;
+
+	if (copy_from_user(&io, arg, sizeof(io)))
+		return -EFAULT;
+	if (io.size > ECHO_MAX || !io.iters || io.iters > ECHO_MAX_BENCH_ITERS)
+		return -EINVAL;
+	out = u64_to_user_ptr(io.ns_out);
+	buf = kvzalloc(max(io.size, 1U), GFP_KERNEL);
+	ns = kvmalloc_array(io.iters, sizeof(*ns), GFP_KERNEL);
+	if (!buf || !ns) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < io.iters && !ret; i++) {
+		u64 t0 = ktime_get_ns();
+
+		ret = echo_call_echo(echo_ub, buf, io.size, buf, io.size,
+				     &rep_len);
+		ns[i] = ktime_get_ns() - t0;
+		if (!ret && rep_len != io.size)
+			ret = -EPROTO;
+		if (fatal_signal_pending(current))
+			ret = -EINTR;
+	}
+	if (!ret && copy_to_user(out, ns, io.iters * sizeof(*ns)))
+		ret = -EFAULT;
+out:
+	kvfree(ns);
+	kvfree(buf);
+	return ret;
+}
+
 /*
  * A stress thread calls the helper until rmmod stops it; it stands for
  * the in-kernel users (hooks, workers) that are mid-call when the module
@@ -273,6 +314,8 @@ static long echo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return echo_stress(uarg);
 	case ECHO_IOC_TAG:
 		return echo_set_tag(uarg);
+	case ECHO_IOC_BENCH:
+		return echo_bench(uarg);
 	}
 	return -ENOTTY;
 }

@@ -52,7 +52,19 @@ struct echo_ioc_stress {
 	__u32 sleep_ms;		/* in: each call is a sleep op of this long */
 };
 
+/*
+ * Time @iters echo calls of @size bytes inside the kernel (no syscall in
+ * the measured path); the duration of each call, in ns, goes to @ns_out,
+ * an array of @iters u64.
+ */
+struct echo_ioc_bench {
+	__u32 size;		/* in: payload bytes, at most 1 MiB */
+	__u32 iters;		/* in: at most ECHO_MAX_BENCH_ITERS */
+	__u64 ns_out;		/* in: user pointer to __u64[iters] */
+};
+
 #define ECHO_MAX_STRESS		16
+#define ECHO_MAX_BENCH_ITERS	1000000
 
 #define ECHO_IOC_MAGIC		0xec
 #define ECHO_IOC_PING		_IOWR(ECHO_IOC_MAGIC, 1, struct echo_ioc_ping)
@@ -62,5 +74,6 @@ struct echo_ioc_stress {
 #define ECHO_IOC_SINK		_IOWR(ECHO_IOC_MAGIC, 5, struct echo_ioc_sink)
 #define ECHO_IOC_STRESS		_IOW(ECHO_IOC_MAGIC, 6, struct echo_ioc_stress)
 #define ECHO_IOC_TAG		_IOW(ECHO_IOC_MAGIC, 7, struct echo_ioc_tag)
+#define ECHO_IOC_BENCH		_IOW(ECHO_IOC_MAGIC, 8, struct echo_ioc_bench)
 
 #endif /* _ECHO_UMH_UAPI_H */

@@ -11,6 +11,8 @@
  *   echo_client concurrent T N          T threads x N echo calls, each
  *                                       reply checked against its request
  *   echo_client stress T MS             start T in-kernel calling threads
+ *   echo_client bench SIZE N            N in-kernel timed echo calls:
+ *                                       prints "median_ns p99_ns" 
  *
  * Exit status 0 on success; on failure the errno name is printed and the
  * status is 1.
@@ -134,6 +136,31 @@ static int do_concurrent(int threads, int calls)
 	return bad ? 1 : 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int do_bench(unsigned int size, unsigned int iters)
+{
+	uint64_t *ns = calloc(iters, sizeof(*ns));
+	struct echo_ioc_bench io = {
+		.size = size, .iters = iters, .ns_out = (uintptr_t)ns,
+	};
+
+	if (!ns || !iters)
+		return fail("bench arguments");
+	if (ioctl(dev, ECHO_IOC_BENCH, &io))
+		return fail("bench");
+	qsort(ns, iters, sizeof(*ns), cmp_u64);
+	printf("%llu %llu\n", (unsigned long long)ns[iters / 2],
+	       (unsigned long long)ns[(size_t)iters * 99 / 100]);
+	free(ns);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -214,6 +241,8 @@ int main(int argc, char **argv)
 		printf("slept %u\n", io.ms);
 		return 0;
 	}
+	if (!strcmp(cmd, "bench") && argc == 4)
+		return do_bench(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	if (!strcmp(cmd, "concurrent") && argc == 4)
 		return do_concurrent(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(cmd, "stress") && argc == 4) {

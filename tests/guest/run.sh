@@ -4,7 +4,8 @@
 # run.sh KERNEL_RELEASE [SUITE...]: build the modules for one Debian kernel
 # out of tree (in build/<release>/, so both kernels can be built side by
 # side), boot that kernel in QEMU and run the guest suites in it.
-# Suites: echo (default).  Prints the suites' TAP output.
+# Suites: echo (default), or paths of scripts (see below).  Prints their
+# output (TAP for the test suites).
 set -euo pipefail
 
 kver=${1:?usage: run.sh KERNEL_RELEASE [SUITE...]}
@@ -39,9 +40,18 @@ fi
 gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -pthread \
 	-o "$out/echo_client" "$root/tests/guest/echo_client.c"
 
+# A suite is a name (tests/guest/<name>_tests.sh) or the path of a script,
+# which is copied into the shared build tree so the guest can see it
+# wherever the repository lives.  Each runs as: bash SCRIPT BUILD_DIR.
 script=
 for s in "${suites[@]}"; do
-	script+="bash $out/tests/guest/${s}_tests.sh $out; "
+	if [[ $s == */* ]]; then
+		mkdir -p "$out/extra"
+		cp -a "$s" "$out/extra/"
+		script+="bash $out/extra/$(basename "$s") $out; "
+	else
+		script+="bash $out/tests/guest/${s}_tests.sh $out; "
+	fi
 done
 exec "$root/tests/qemu/guest.sh" --kernel "$kver" --timeout 1500 \
 	--share "$out" --log "$out/console.log" -- "$script"
