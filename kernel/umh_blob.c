@@ -834,7 +834,8 @@ static int umh_send(struct umh_proc *p, const struct umh_hdr *hdr,
 		pr_warn_ratelimited("%s: request %u cut short (%d) after %zu bytes; killing helper pid %d\n",
 				    p->ub->name, hdr->id, ret, *sent,
 				    umh_proc_pid_nr(p));
-		umh_proc_fail(p, ret);
+		/* The others did nothing wrong: don't hand them our -EINTR. */
+		umh_proc_fail(p, ret == -EINTR ? -ECONNABORTED : ret);
 	}
 	return ret;
 }
@@ -963,8 +964,12 @@ static struct umh_proc *umh_get_proc(struct umh_blob *ub,
 		mutex_lock(&ub->lock);
 		switch (ub->state) {
 		case UMH_BLOB_RUNNING:
-			/* Died an instant ago; the blob is about to restart it. */
-			if (READ_ONCE(ub->proc->dead))
+			/*
+			 * Died an instant ago: the reader is about to notice
+			 * and the blob to restart it.  Don't send into it.
+			 */
+			if (READ_ONCE(ub->proc->dead) ||
+			    umh_task_exited(ub->proc->pid))
 				dying = true;
 			else
 				p = ub->proc;
@@ -1269,8 +1274,9 @@ static void umh_restart_work(struct work_struct *work)
 			wake_up_all(&ub->state_wq);
 			goto unlock;
 		}
-		delay = n ? msecs_to_jiffies(min(ub->cfg.backoff_min_ms << min(n - 1, 16U),
-						 ub->cfg.backoff_max_ms)) : 0;
+		delay = n ? msecs_to_jiffies(min_t(u64, (u64)ub->cfg.backoff_min_ms <<
+						   min(n - 1, 16U),
+						   ub->cfg.backoff_max_ms)) : 0;
 		ub->backoff_served = true;
 		if (delay) {
 			schedule_delayed_work(&ub->restart_work, delay);

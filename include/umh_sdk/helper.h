@@ -19,8 +19,9 @@
  *
  * The runtime answers the SDK's handshake, validates every frame before it
  * acts on it (header, known op, exact size of fixed requests, bound of
- * variable ones), dispatches, frames the reply and exits with status 0 when
- * the kernel closes the channel.  Handlers return 0 or a negative errno,
+ * variable ones), dispatches, frames the reply and exits with status 0 on
+ * EOF of fd 0 (the kernel itself ends a helper with SIGKILL; a host such as
+ * tools/umh_host closes the channel).  Handlers return 0 or a negative errno,
  * which the caller in the kernel gets back.
  *
  * Builds with glibc and musl, -std=c11 -D_GNU_SOURCE; no other dependency.
@@ -279,7 +280,8 @@ static inline int umh__hello(struct umh__helper *h, const struct umh_hdr *req)
 	}
 	if (umh__recv(h, &in, sizeof(in), 0) != 1)
 		return -1;
-	if (in.max_payload && in.max_payload < h->max_payload)
+	/* The kernel's cap governs both directions from now on. */
+	if (in.max_payload && in.max_payload <= UMH_ABS_MAX_PAYLOAD)
 		h->max_payload = in.max_payload;
 	memset(&rep, 0, sizeof(rep));
 	rep.proto_id = h->proto->id;

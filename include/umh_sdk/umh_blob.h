@@ -36,10 +36,11 @@ struct umh_blob;
  * @backoff_min_ms:	delay before the second restart in a window; doubles
  *			per further restart (0: 100); the first is immediate
  * @backoff_max_ms:	longest restart delay (0: 5000)
- * @health_interval_ms:	ping an idle helper this often (0: never)
+ * @health_interval_ms:	ping the running helper this often (0: never)
  * @on_start:		called after every successful handshake, before any
  *			other caller may use the helper; may make calls; a
- *			negative return fails the start.  May be NULL.
+ *			non-zero return (a negative errno) fails the start.
+ *			May be NULL.
  * @priv:		passed to @on_start
  */
 struct umh_blob_config {

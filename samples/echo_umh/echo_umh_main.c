@@ -75,18 +75,19 @@ static long echo_set_tag(void __user *arg)
 {
 	struct echo_ioc_tag io;
 	struct echo_tag req = {}, rep;
-	int ret;
 
 	if (copy_from_user(&io, arg, sizeof(io)))
 		return -EFAULT;
 	BUILD_BUG_ON(sizeof(io.tag) != sizeof(req.tag));
 	strscpy(req.tag, io.tag, sizeof(req.tag));
+	/*
+	 * Record first, call after, without the lock: a restart in between
+	 * replays the new tag through on_start, which takes the lock.
+	 */
 	mutex_lock(&echo_tag_lock);
-	ret = echo_call_tag(echo_ub, &req, &rep);
-	if (!ret)
-		echo_tag = req;
+	echo_tag = req;
 	mutex_unlock(&echo_tag_lock);
-	return ret;
+	return echo_call_tag(echo_ub, &req, &rep);
 }
 
 /*

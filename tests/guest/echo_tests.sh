@@ -132,6 +132,9 @@ test_sigkill_restart() {
 	local old new
 	old=$(cat $S/pid)
 	kill -9 "$old"
+	# Once the helper has exited, the next call must reach a new one
+	# (a call racing the death itself may fail: the helper died on it).
+	wait_for 5 test ! -d /proc/"$old" || fail "helper $old survived SIGKILL"
 	new=$("$CLIENT" ping) || fail "ping after SIGKILL: $new"
 	[ "$new" != "$old" ] || fail "same pid $new after SIGKILL"
 	[ ! -d /proc/$old ] || fail "killed helper $old still in /proc"
