@@ -28,10 +28,13 @@ setup:
 unit:
 	$(MAKE) -C tests/unit check
 
+htmldocs:
+	sphinx-build -W -b html Documentation Documentation/output
+
 demo: setup
 	scripts/demo.sh
 
 check: setup
 	tests/check.sh
 
-.PHONY: all modules clean setup unit demo check
+.PHONY: all modules clean setup unit htmldocs demo check
