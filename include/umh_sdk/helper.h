@@ -75,15 +75,17 @@ static inline void *umh_out_alloc(struct umh_out *out, size_t len)
 		errno = EMSGSIZE;
 		return NULL;
 	}
-	if (len > out->cap) {
-		void *nbuf = realloc(out->buf, len);
+	/* Even an empty reply gets a real buffer: NULL means failure. */
+	if (len > out->cap || !out->buf) {
+		size_t cap = len ? len : 1;
+		void *nbuf = realloc(out->buf, cap);
 
 		if (!nbuf) {
 			errno = ENOMEM;
 			return NULL;
 		}
 		out->buf = nbuf;
-		out->cap = len;
+		out->cap = cap;
 	}
 	out->data = out->buf;
 	out->len = len;
@@ -276,7 +278,7 @@ static inline int umh__hello(struct umh__helper *h, const struct umh_hdr *req)
 
 	if (req->len != sizeof(in) || req->max_reply != sizeof(rep)) {
 		umh_err("umh: malformed hello (%u bytes)", req->len);
-		return -1;
+		return -2;		/* a malformed frame, not an I/O error */
 	}
 	if (umh__recv(h, &in, sizeof(in), 0) != 1)
 		return -1;
@@ -295,7 +297,7 @@ static inline int umh__hello(struct umh__helper *h, const struct umh_hdr *req)
 	return umh__reply(h, req, 0, &rep, sizeof(rep));
 }
 
-/* Handle one request whose header is valid; -1 ends the helper. */
+/* Handle one request whose header is valid; -1 (I/O) or -2 (malformed) ends the helper. */
 static inline int umh__dispatch(struct umh__helper *h,
 				const struct umh_hdr *req)
 {
@@ -398,8 +400,9 @@ static inline int umh_helper_run(const struct umh_proto *proto,
 			ret = UMH_EXIT_PROTO;
 			break;
 		}
-		if (umh__dispatch(&h, &req)) {
-			ret = UMH_EXIT_IO;
+		r = umh__dispatch(&h, &req);
+		if (r) {
+			ret = r == -2 ? UMH_EXIT_PROTO : UMH_EXIT_IO;
 			break;
 		}
 	}

@@ -688,10 +688,10 @@ static inline int umh_host_call_raw(struct umh_host *h, __u16 op,
 		return -EBUSY;
 	r = umh_host_send(h, op, req, len, max_reply, fixed, NULL,
 			  (unsigned int)(umh_host__left(deadline) + 1));
-	if (r)
-		return r;
-	r = umh_host_recv(h, &hdr, &payload,
-			  (unsigned int)(umh_host__left(deadline) + 1));
+	if (!r)
+		r = umh_host_recv(h, &hdr, &payload,
+				  (unsigned int)(umh_host__left(deadline) + 1));
+	/* As umh_proc_call(): a call that times out ends the generation. */
 	if (r == -ETIMEDOUT) {
 		fprintf(stderr, "umh_host: %s: helper pid %d did not answer op %u within its deadline; killing it\n",
 			h->name, (int)h->pid, op);
@@ -910,8 +910,11 @@ static inline void umh_host__child(const char *path, const char *name,
 		close(3);
 		_exit(fn(arg));
 	}
-	execve(path, argv, envp);
-	err = errno;
+	err = ENOENT;
+	if (path) {
+		execve(path, argv, envp);
+		err = errno;
+	}
 	if (write(3, &err, sizeof(err)) < 0)
 		_exit(127);
 	_exit(127);

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Must NOT compile: cf_handle_ping takes a struct cf_add request where the
+ * protocol declares struct cf_ping.  With -DUMH_CF_CONTROL the right type
+ * is used and the file compiles (so the failure is that one line's).
+ */
+#include "cf_proto.h"
+#include <umh_sdk/helper.h>
+
+UMH_HELPER_DEFINE(cf, CF_OPS)
+
+#ifdef UMH_CF_CONTROL
+#define CF_PING_REQ	struct cf_ping
+#else
+#define CF_PING_REQ	struct cf_add	/* the defect */
+#endif
+
+int cf_handle_ping(void *ctx, const CF_PING_REQ *req, struct cf_pong *rep)
+{
+	(void)ctx;
+	(void)req;
+	rep->pid = (__u32)getpid();
+	return 0;
+}
+
+int cf_handle_get(void *ctx, const struct cf_ping *req, struct umh_out *out)
+{
+	(void)ctx;
+	return umh_out_set(out, req, sizeof(*req));
+}
+
+int cf_handle_sum(void *ctx, const void *req, size_t len, struct cf_pong *rep)
+{
+	(void)ctx;
+	(void)req;
+	rep->cookie = (__u32)len;
+	return 0;
+}
+
+int cf_handle_echo(void *ctx, const void *req, size_t len, struct umh_out *out)
+{
+	(void)ctx;
+	return umh_out_set(out, req, len);
+}
+
+int main(void)
+{
+	return UMH_HELPER_RUN(cf, NULL);
+}

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Must NOT compile: cf_handle_sum (a VF op) writes a struct cf_ping reply
+ * where the protocol declares struct cf_pong.  -DUMH_CF_CONTROL fixes it.
+ */
+#include "cf_proto.h"
+#include <umh_sdk/helper.h>
+
+UMH_HELPER_DEFINE(cf, CF_OPS)
+
+#ifdef UMH_CF_CONTROL
+#define CF_SUM_REP	struct cf_pong
+#else
+#define CF_SUM_REP	struct cf_ping	/* the defect */
+#endif
+
+int cf_handle_ping(void *ctx, const struct cf_ping *req, struct cf_pong *rep)
+{
+	(void)ctx;
+	rep->cookie = req->cookie;
+	return 0;
+}
+
+int cf_handle_get(void *ctx, const struct cf_ping *req, struct umh_out *out)
+{
+	(void)ctx;
+	return umh_out_set(out, req, sizeof(*req));
+}
+
+int cf_handle_sum(void *ctx, const void *req, size_t len, CF_SUM_REP *rep)
+{
+	(void)ctx;
+	(void)req;
+	rep->cookie = (__u32)len;
+	return 0;
+}
+
+int cf_handle_echo(void *ctx, const void *req, size_t len, struct umh_out *out)
+{
+	(void)ctx;
+	return umh_out_set(out, req, len);
+}
+
+int main(void)
+{
+	return UMH_HELPER_RUN(cf, NULL);
+}
