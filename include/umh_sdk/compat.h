@@ -31,12 +31,27 @@
 #define UMH_NOP_IDMAP	(&nop_mnt_idmap)
 #endif
 
+/**
+ * umh_compat_mknod() - vfs_mknod() without an idmap
+ * @dir:	parent directory inode, locked
+ * @dentry:	negative dentry to create
+ * @mode:	file type and permissions
+ *
+ * Return: 0 or a negative errno, as vfs_mknod().
+ */
 static inline int umh_compat_mknod(struct inode *dir, struct dentry *dentry,
 				   umode_t mode)
 {
 	return vfs_mknod(UMH_NOP_IDMAP, dir, dentry, mode, 0);
 }
 
+/**
+ * umh_compat_unlink() - vfs_unlink() without an idmap or delegation
+ * @dir:	parent directory inode, locked
+ * @dentry:	dentry to unlink
+ *
+ * Return: 0 or a negative errno, as vfs_unlink().
+ */
 static inline int umh_compat_unlink(struct inode *dir, struct dentry *dentry)
 {
 	return vfs_unlink(UMH_NOP_IDMAP, dir, dentry, NULL);

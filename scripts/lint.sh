@@ -1,0 +1,209 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# lint.sh [--root DIR] [CHECK...]: the kernel-grade hygiene checks of
+# `make lint`, printing TAP.  CHECKs: sparse checkpatch kerneldoc headers
+# cocci selftest (default: all).  --root lints another tree (the self-test
+# uses it on deliberately broken copies).
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+root=$here
+if [ "${1:-}" = --root ]; then
+	root=$(cd "$2" && pwd)
+	shift 2
+fi
+checks=("${@:-sparse checkpatch kerneldoc headers cocci selftest}")
+# shellcheck disable=SC2206
+checks=(${checks[*]})
+src=$("$here/scripts/linux-source.sh") || exit 1
+kernels=$("$here/scripts/kernels.sh") || exit 1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); failed=$((failed + 1))
+	echo "not ok $n - $1"
+	sed 's/^/# /' <<<"$2" | head -n 40
+}
+
+cd "$root" || exit 1
+
+# Kernel code: everything compiled into a module.  Helpers (*_helper.c)
+# and tools are user space and built with -Wall -Wextra -Werror instead.
+kernel_c=$(ls kernel/*.c samples/*/*.c tests/modules/*.c \
+	Documentation/tutorial/*/*.c 2>/dev/null | grep -v '_helper\.c$')
+kernel_h=$(ls include/umh_sdk/*.h samples/*/*.h tests/modules/*.h \
+	Documentation/tutorial/*/*.h 2>/dev/null | grep -v '/helper\.h$')
+# The module trees: the top level (samples) and the test modules.
+module_dirs=". tests/modules"
+[ -d Documentation/tutorial/hello_umh ] && module_dirs+=" Documentation/tutorial/hello_umh"
+
+run_sparse() {
+	local k kdir out d log warn
+	for k in $kernels; do
+		kdir=/lib/modules/$k/build
+		out=$work/sparse-$k
+		mkdir -p "$out"
+		cp -a include kernel scripts samples Kbuild "$out/"
+		mkdir -p "$out/tests" "$out/Documentation"
+		cp -a tests/modules "$out/tests/"
+		[ -d Documentation/tutorial ] && cp -a Documentation/tutorial "$out/Documentation/"
+		for d in $module_dirs; do
+			log=$out/$(tr / _ <<<"$d").log
+			if ! make -C "$kdir" M="$out/$d" C=2 modules >"$log" 2>&1; then
+				not_ok "sparse $k: $d builds" "$(tail -n 30 "$log")"
+				continue
+			fi
+			warn=$(grep -E 'warning:|error:' "$log")
+			if [ -n "$warn" ]; then
+				not_ok "sparse $k: $d: zero warnings" "$warn"
+			else
+				ok "sparse $k: $d: zero warnings ($(grep -c ' CHECK ' "$log") files)"
+			fi
+		done
+	done
+}
+
+# checkpatch --strict, with ignores only where a rule cannot apply, each
+# with its reason:
+#  - X-macro headers (rpc.h and *_proto.h) and headers shared with user
+#    space (wire.h, *_uapi.h): macros that take C types as arguments can
+#    neither parenthesize nor avoid reusing them (COMPLEX_MACRO,
+#    MACRO_ARG_REUSE, MACRO_ARG_PRECEDENCE, SPACING of "type *name"); an
+#    X-macro entry that is a declaration ends in ';' (TRAILING_SEMICOLON);
+#    _Static_assert is the C11 keyword (CAMELCASE); BIT(), ARRAY_SIZE()
+#    and __maybe_unused do not exist in user space (BIT_MACRO, ARRAY_SIZE,
+#    PREFER_DEFINED_ATTRIBUTE_MACRO).
+#  - compat.h is the one place that compares kernel versions
+#    (LINUX_VERSION_CODE, and CONSTANT_COMPARISON, which misreads
+#    "LINUX_VERSION_CODE < KERNEL_VERSION(...)").
+xmacro_ignore=COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE,SPACING,TRAILING_SEMICOLON,CAMELCASE,BIT_MACRO,ARRAY_SIZE,PREFER_DEFINED_ATTRIBUTE_MACRO
+compat_ignore=LINUX_VERSION_CODE,CONSTANT_COMPARISON
+
+run_checkpatch() {
+	local f ign out
+	for f in $kernel_c $kernel_h; do
+		case $f in
+		include/umh_sdk/rpc.h | include/umh_sdk/wire.h | *_proto.h | *_uapi.h)
+			ign=$xmacro_ignore ;;
+		include/umh_sdk/compat.h) ign=$compat_ignore ;;
+		*) ign= ;;
+		esac
+		out=$("$src/scripts/checkpatch.pl" --strict --no-tree --terse \
+			--show-types ${ign:+--ignore $ign} -f "$f" 2>&1)
+		if grep -qE '(ERROR|WARNING|CHECK):' <<<"$out"; then
+			not_ok "checkpatch --strict: $f" "$out"
+		else
+			ok "checkpatch --strict: $f${ign:+ (documented ignores)}"
+		fi
+	done
+}
+
+# kernel-doc: no warnings, and every non-static function and every static
+# inline of the public kernel headers has a kernel-doc comment.
+run_kerneldoc() {
+	local f out missing fn
+	for f in kernel/*.c include/umh_sdk/umh_blob.h include/umh_sdk/wire.h \
+		 include/umh_sdk/rpc.h include/umh_sdk/compat.h; do
+		out=$("$src/scripts/kernel-doc" -none "$f" 2>&1)
+		missing=
+		# .c: non-static definitions; .h: static inlines (the
+		# prototypes in headers are documented at their definition).
+		for fn in $(awk -v hdr="${f%.h}" -v f="$f" '
+			/^static inline/ { si = 1 }
+			/^[a-z].*[ *]([a-z_0-9]+)\(/ && !/^static [^i]/ && !/;$/ {
+				match($0, /[a-z_0-9]+\(/)
+				if (hdr != f ? si : $0 !~ /^static/)
+					print substr($0, RSTART, RLENGTH - 1)
+			}
+			/^[^s]/ { si = 0 }' "$f" | sort -u); do
+			grep -qE "^ \* $fn\(\) - " "$f" || missing+=" $fn"
+		done
+		if [ -n "$out" ] || [ -n "$missing" ]; then
+			not_ok "kernel-doc: $f" "$out${missing:+
+undocumented:$missing}"
+		else
+			ok "kernel-doc: $f: no warnings, every function documented"
+		fi
+	done
+}
+
+# Each public header compiles on its own in a kernel module build.
+run_headers() {
+	local k kdir d h name log
+	k=$(tail -n 1 <<<"$kernels")
+	kdir=/lib/modules/$k/build
+	d=$work/headers
+	mkdir -p "$d"
+	: >"$d/Kbuild"
+	for h in wire rpc umh_blob compat; do
+		name=hdr_$h
+		printf '// SPDX-License-Identifier: GPL-2.0\n#include <umh_sdk/%s.h>\n#include <linux/module.h>\nMODULE_LICENSE("GPL");\n' "$h" >"$d/$name.c"
+		echo "obj-m += $name.o" >>"$d/Kbuild"
+	done
+	echo "ccflags-y += -Werror -I$root/include" >>"$d/Kbuild"
+	log=$d/build.log
+	if make -C "$kdir" M="$d" modules >"$log" 2>&1; then
+		ok "public headers compile alone in a kernel module build ($k, -Werror)"
+	else
+		not_ok "public headers compile alone in a kernel module build ($k)" "$(grep -E 'error|warning' "$log")"
+	fi
+}
+
+run_cocci() {
+	local line
+	# lint-cocci.sh prints TAP of its own: renumber it into ours.
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "cocci: ${line#* - }" ;;
+		"not ok "*) not_ok "cocci: ${line#* - }" "" ;;
+		"1.."*) ;;
+		*) echo "$line" ;;
+		esac
+	done < <("$here/scripts/lint-cocci.sh" --root "$root" 2>&1)
+}
+
+# The checks must catch what they are for: break a copy of the tree and
+# see the right check fail.
+run_selftest() {
+	local copy=$work/broken
+	mutate() {	# mutate NAME CHECK FILE PERL-EXPR
+		rm -rf "$copy"
+		mkdir -p "$copy"
+		(cd "$root" && tar --exclude=./build --exclude=./tests/unit/build -cf - .) | tar -xf - -C "$copy"
+		perl -0pi -e "$4" "$copy/$3"
+		if cmp -s "$root/$3" "$copy/$3"; then
+			not_ok "self-test: $1" "the mutation did not apply to $3"
+		elif "$here/scripts/lint.sh" --root "$copy" "$2" >"$work/self.log" 2>&1; then
+			not_ok "self-test: $1 makes the $2 check fail" "$(cat "$work/self.log")"
+		else
+			ok "self-test: $1 makes the $2 check fail"
+		fi
+	}
+	mutate "an unused variable in kernel code" sparse kernel/umh_blob.c \
+		's/(static long umh_left\(unsigned long deadline\)\n\{\n)/$1\tint unused_lint_probe;\n\n/'
+	mutate "a missing kernel-doc comment" kerneldoc kernel/umh_blob.c \
+		's/\/\*\*\n \* umh_blob_pid\(\) - pid of the running helper\n/\/*\n * umh_blob_pid - pid of the running helper\n/'
+	mutate "a checkpatch error" checkpatch kernel/umh_blob.c \
+		's/(static long umh_left\(unsigned long deadline\)\n\{\n)/$1\tif(deadline) deadline++ ;\n/'
+	if [ -d "$root/tests/cocci" ]; then
+		mutate "a helper leaked on module exit" cocci tests/modules/testmod.h \
+			's/\n\tumh_blob_destroy\(ub\);\n\}\n\nmodule_init/\n}\n\nmodule_init/'
+	fi
+}
+
+for c in "${checks[@]}"; do
+	case $c in
+	sparse) run_sparse ;;
+	checkpatch) run_checkpatch ;;
+	kerneldoc) run_kerneldoc ;;
+	headers) run_headers ;;
+	cocci) run_cocci ;;
+	selftest) run_selftest ;;
+	*) echo "lint.sh: unknown check '$c'" >&2; exit 2 ;;
+	esac
+done
+echo "1..$n"
+[ $failed -eq 0 ]

@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# linux-source.sh: print the path of an unpacked Debian linux-source-6.1
+# tree (checkpatch.pl, kernel-doc, Coccinelle scripts, the Sphinx
+# extensions), unpacking it on first use into the cache.  The cache entry is
+# keyed by the package version, so an upgraded package is unpacked anew.
+set -euo pipefail
+cache=${UMH_CACHE:-$HOME/.cache/umh-sdk}
+tarball=/usr/src/linux-source-6.1.tar.xz
+[ -r "$tarball" ] || { echo "linux-source.sh: $tarball missing (run scripts/setup.sh)" >&2; exit 1; }
+ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+dir=$cache/linux-source-6.1-$ver
+if [ ! -f "$dir/.complete" ]; then
+	echo "linux-source.sh: unpacking linux-source-6.1 $ver into $dir" >&2
+	rm -rf "$dir" "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	tar -xf "$tarball" -C "$dir.tmp" --strip-components=1
+	touch "$dir.tmp/.complete"
+	mv "$dir.tmp" "$dir"
+fi
+echo "$dir"
