@@ -954,25 +954,26 @@ static bool umh_settled(struct umh_blob *ub)
 static struct umh_proc *umh_get_proc(struct umh_blob *ub,
 				     unsigned long deadline)
 {
-	struct umh_proc *p = NULL;
-	bool dying;
+	struct umh_proc *p = NULL, *dying;
 	long t;
 	int ret;
 
 	for (;;) {
-		dying = false;
+		dying = NULL;
 		mutex_lock(&ub->lock);
 		switch (ub->state) {
 		case UMH_BLOB_RUNNING:
 			/*
-			 * Died an instant ago: the reader is about to notice
-			 * and the blob to restart it.  Don't send into it.
+			 * Died an instant ago: the blob is about to restart
+			 * it.  Don't send into it.
 			 */
 			if (READ_ONCE(ub->proc->dead) ||
-			    umh_task_exited(ub->proc->pid))
-				dying = true;
-			else
+			    umh_task_exited(ub->proc->pid)) {
+				dying = ub->proc;
+				kref_get(&dying->ref);
+			} else {
 				p = ub->proc;
+			}
 			break;
 		case UMH_BLOB_STARTING:
 			if (ub->starter == current)
@@ -995,6 +996,13 @@ static struct umh_proc *umh_get_proc(struct umh_blob *ub,
 		mutex_unlock(&ub->lock);
 
 		if (dying) {
+			/*
+			 * Normally the reader sees EOF at once; but a child
+			 * the helper forked may hold its pipe open, so end
+			 * the generation from here too (a no-op if done).
+			 */
+			umh_proc_fail(dying, -ECONNRESET);
+			umh_proc_put(dying);
 			if (!umh_left(deadline))
 				return ERR_PTR(-ETIMEDOUT);
 			schedule_timeout_killable(1);
