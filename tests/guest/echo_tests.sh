@@ -210,8 +210,9 @@ test_rmmod_in_flight() {
 
 snapshot() {
 	local procs files shmem unrecl pids
-	# user processes (kernel workers come and go on their own)
-	procs=$(for d in /proc/[0-9]*; do [ -s $d/cmdline ] && echo; done | wc -l)
+	# processes other than kernel threads (which come and go on their
+	# own); helpers, children of kthreadd too, are counted by no_helpers
+	procs=$(ps -e -o pid=,ppid= | awk '$1 != 2 && $2 != 2' | wc -l)
 	files=$(cut -f1 /proc/sys/fs/file-nr)
 	shmem=$(awk '/^Shmem:/ {print $2}' /proc/meminfo)
 	unrecl=$(awk '/^SUnreclaim:/ {print $2}' /proc/meminfo)
@@ -239,7 +240,9 @@ test_cycles() {
 	read -r p0 f0 s0 u0 d0 <<<"$before"
 	read -r p1 f1 s1 u1 d1 <<<"$after"
 	[ "$p1" -le "$p0" ] || fail "processes: $p0 -> $p1"
-	[ "$f1" -le $((f0 + 8)) ] || fail "open files: $f0 -> $f1"
+	# file-nr is a per-cpu counter, exact only to ~64 files; a leak of
+	# the three FIFOs (five files) per cycle would be 250 here
+	[ "$f1" -le $((f0 + 64)) ] || fail "open files: $f0 -> $f1"
 	[ "$s1" -le $((s0 + 64)) ] || fail "shmem: $s0 -> $s1 kB"
 	[ "$u1" -le $((u0 + 2048)) ] || fail "unreclaimable slab: $u0 -> $u1 kB"
 	[ "$d1" -le $((d0 + 32)) ] || fail "struct pid objects: $d0 -> $d1"
