@@ -29,7 +29,8 @@ unit:
 	$(MAKE) -C tests/unit check
 
 htmldocs:
-	sphinx-build -W -b html Documentation Documentation/output
+	src=$$(scripts/linux-source.sh) && \
+	UMH_LINUX_SRC=$$src sphinx-build -W -b html Documentation Documentation/output
 
 demo: setup
 	scripts/demo.sh
@@ -37,4 +38,7 @@ demo: setup
 check: setup
 	tests/check.sh
 
-.PHONY: all modules clean setup unit htmldocs demo check
+bench: setup
+	bench/run.sh
+
+.PHONY: all modules clean setup unit htmldocs demo check bench

@@ -1674,12 +1674,12 @@ pid_t umh_blob_pid(struct umh_blob *ub)
 }
 
 /**
- * umh_blob_state() - where the helper is in its life cycle
+ * umh_blob_get_state() - where the helper is in its life cycle
  * @ub:	the helper
  *
  * Return: the current &enum umh_blob_state.
  */
-enum umh_blob_state umh_blob_state(struct umh_blob *ub)
+enum umh_blob_state umh_blob_get_state(struct umh_blob *ub)
 {
 	return READ_ONCE(ub->state);
 }

@@ -3,7 +3,7 @@
 #
 # lint.sh [--root DIR] [CHECK...]: the kernel-grade hygiene checks of
 # `make lint`, printing TAP.  CHECKs: sparse checkpatch kerneldoc headers
-# cocci selftest (default: all).  --root lints another tree (the self-test
+# cocci htmldocs selftest (default: all).  --root lints another tree (the self-test
 # uses it on deliberately broken copies).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,7 +12,7 @@ if [ "${1:-}" = --root ]; then
 	root=$(cd "$2" && pwd)
 	shift 2
 fi
-checks=("${@:-sparse checkpatch kerneldoc headers cocci selftest}")
+checks=("${@:-sparse checkpatch kerneldoc headers cocci htmldocs selftest}")
 # shellcheck disable=SC2206
 checks=(${checks[*]})
 src=$("$here/scripts/linux-source.sh") || exit 1
@@ -165,6 +165,16 @@ run_cocci() {
 	done < <("$here/scripts/lint-cocci.sh" --root "$root" 2>&1)
 }
 
+# Documentation/ builds with Sphinx, API reference included, no warnings.
+run_htmldocs() {
+	local out
+	if out=$(UMH_LINUX_SRC=$src sphinx-build -q -W -b html Documentation "$work/html" 2>&1); then
+		ok "htmldocs: Sphinx builds Documentation/ with zero warnings"
+	else
+		not_ok "htmldocs: Sphinx builds Documentation/ with zero warnings" "$out"
+	fi
+}
+
 # The checks must catch what they are for: break a copy of the tree and
 # see the right check fail.
 run_selftest() {
@@ -186,6 +196,8 @@ run_selftest() {
 		's/(static long umh_left\(unsigned long deadline\)\n\{\n)/$1\tint unused_lint_probe;\n\n/'
 	mutate "a missing kernel-doc comment" kerneldoc kernel/umh_blob.c \
 		's/\/\*\*\n \* umh_blob_pid\(\) - pid of the running helper\n/\/*\n * umh_blob_pid - pid of the running helper\n/'
+	mutate "a broken kernel-doc comment in the API reference" htmldocs kernel/umh_blob.c \
+		's/ \* @timeout_ms:\tdeadline \(0: the default call timeout\)\n//'
 	mutate "a checkpatch error" checkpatch kernel/umh_blob.c \
 		's/(static long umh_left\(unsigned long deadline\)\n\{\n)/$1\tif(deadline) deadline++ ;\n/'
 	if [ -d "$root/tests/cocci" ]; then
@@ -201,6 +213,7 @@ for c in "${checks[@]}"; do
 	kerneldoc) run_kerneldoc ;;
 	headers) run_headers ;;
 	cocci) run_cocci ;;
+	htmldocs) run_htmldocs ;;
 	selftest) run_selftest ;;
 	*) echo "lint.sh: unknown check '$c'" >&2; exit 2 ;;
 	esac

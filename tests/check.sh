@@ -23,8 +23,8 @@ run_suite() {
 		"not ok "*)
 			failed=$((failed + 1)); count=$((count + 1)); seen_fail=1
 			echo "not ok - $label: ${line#* - }" ;;
-		"1.."*)
-			plan=${line#1..} ;;
+		"1.."*)	# one plan per suite run in the same command
+			plan=$((${plan:-0} + ${line#1..})) ;;
 		"__suite_rc "*)
 			rc=${line#__suite_rc } ;;
 		*)
@@ -43,7 +43,7 @@ run_suite() {
 run_suite "unit" make -s -C tests/unit check
 run_suite "kbuild" tests/kbuild/run.sh
 for k in $(scripts/kernels.sh); do
-	run_suite "guest $k" tests/guest/run.sh "$k" echo
+	run_suite "guest $k" tests/guest/run.sh "$k" echo tutorial
 done
 
 echo "$passed passed, $failed failed"

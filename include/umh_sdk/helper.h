@@ -66,8 +66,9 @@ struct umh_out {
  * @out:	the reply
  * @len:	reply length, at most @out->max
  *
- * Return: a buffer valid until the handler returns, or NULL (errno set to
- * EMSGSIZE if @len is too long, ENOMEM otherwise).
+ * Return: a buffer owned by the runtime, valid until the reply has been
+ * sent (after the handler returns), or NULL (errno set to EMSGSIZE if @len
+ * is too long, ENOMEM otherwise).
  */
 static inline void *umh_out_alloc(struct umh_out *out, size_t len)
 {
@@ -95,8 +96,9 @@ static inline void *umh_out_alloc(struct umh_out *out, size_t len)
 /**
  * umh_out_set() - reply with bytes the handler already has
  * @out:	the reply
- * @data:	reply bytes; must stay valid until the handler returns
- *		(the request buffer itself is fine)
+ * @data:	reply bytes; sent after the handler returns, so they must
+ *		outlive it: static data or the request buffer, never the
+ *		handler's stack
  * @len:	reply length
  *
  * Return: 0, or -EMSGSIZE if @len exceeds @out->max.

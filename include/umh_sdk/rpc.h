@@ -277,7 +277,7 @@ static inline int p##_call_##name(struct umh_blob *ub, const void *req,	\
  *
  * Generates ``p##_umh_proto`` (const struct umh_proto) and, in the kernel,
  * the typed call functions.  Op numbers must be unique and in
- * 1..%UMH_OP_MAX: a duplicate is a duplicate-case compile error.
+ * 1 to %UMH_OP_MAX: a duplicate is a duplicate-case compile error.
  */
 #define UMH_PROTO_DEFINE(p, proto_id, proto_version, OPS)		\
 	OPS(UMH__OPASSERT)						\

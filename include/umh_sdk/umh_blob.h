@@ -83,7 +83,7 @@ void umh_blob_stop(struct umh_blob *ub);
 void umh_blob_destroy(struct umh_blob *ub);
 int umh_blob_ping(struct umh_blob *ub, unsigned int timeout_ms);
 pid_t umh_blob_pid(struct umh_blob *ub);
-enum umh_blob_state umh_blob_state(struct umh_blob *ub);
+enum umh_blob_state umh_blob_get_state(struct umh_blob *ub);
 
 /*
  * The helper embedded by scripts/Kbuild.umh for module @mod lives between

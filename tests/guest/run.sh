@@ -23,6 +23,9 @@ mkdir -p "$out/tests"
 cp -a "$root/include" "$root/kernel" "$root/scripts" "$root/samples" \
 	"$root/Kbuild" "$out/"
 cp -a "$root/tests/modules" "$root/tests/guest" "$out/tests/"
+# The tutorial's module (Documentation/tutorial.rst), so its code is tested.
+mkdir -p "$out/Documentation"
+cp -a "$root/Documentation/tutorial" "$out/Documentation/"
 
 # The echo sample once more with its helper linked against musl.
 mkdir -p "$out/musl"
@@ -32,6 +35,7 @@ cp -a "$root/include" "$root/kernel" "$root/scripts" "$root/samples" \
 log=$out/build.log
 if ! { make -C "$kdir" M="$out" modules -j"$(nproc)" &&
        make -C "$kdir" M="$out/tests/modules" modules -j"$(nproc)" &&
+       make -C "$kdir" M="$out/Documentation/tutorial/hello_umh" modules -j"$(nproc)" &&
        make -C "$kdir" M="$out/musl" UMH_CC=musl-gcc modules -j"$(nproc)"; } >"$log" 2>&1; then
 	echo "run.sh: module build for $kver failed:" >&2
 	tail -n 40 "$log" >&2
