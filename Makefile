@@ -28,6 +28,9 @@ setup:
 unit:
 	$(MAKE) -C tests/unit check
 
+lint: setup
+	scripts/lint.sh
+
 htmldocs:
 	src=$$(scripts/linux-source.sh) && \
 	UMH_LINUX_SRC=$$src sphinx-build -W -b html Documentation Documentation/output
@@ -41,4 +44,4 @@ check: setup
 bench: setup
 	bench/run.sh
 
-.PHONY: all modules clean setup unit htmldocs demo check bench
+.PHONY: all modules clean setup unit lint htmldocs demo check bench

@@ -1153,7 +1153,7 @@ static void umh_health_work(struct work_struct *work)
 					   struct umh_blob, health_work);
 
 	if (READ_ONCE(ub->state) == UMH_BLOB_RUNNING)
-		umh_blob_ping(ub, 0);
+		(void)umh_blob_ping(ub, 0);	/* failures restart it */
 	if (!READ_ONCE(ub->stopping))
 		schedule_delayed_work(&ub->health_work,
 				      msecs_to_jiffies(ub->cfg.health_interval_ms));

@@ -197,7 +197,7 @@ run_selftest() {
 	mutate "a missing kernel-doc comment" kerneldoc kernel/umh_blob.c \
 		's/\/\*\*\n \* umh_blob_pid\(\) - pid of the running helper\n/\/*\n * umh_blob_pid - pid of the running helper\n/'
 	mutate "a broken kernel-doc comment in the API reference" htmldocs kernel/umh_blob.c \
-		's/ \* @timeout_ms:\tdeadline \(0: the default call timeout\)\n//'
+		's/ \* \@timeout_ms:\tdeadline \(0: the default call timeout\)\n//'
 	mutate "a checkpatch error" checkpatch kernel/umh_blob.c \
 		's/(static long umh_left\(unsigned long deadline\)\n\{\n)/$1\tif(deadline) deadline++ ;\n/'
 	if [ -d "$root/tests/cocci" ]; then
