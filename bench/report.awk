@@ -1,0 +1,354 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# report.awk: bench/results/<release>.csv files -> report.md on stdout,
+# plot data in the directory named by -v tmp=.  Run by bench/report.sh,
+# which passes -v when, commit, host, qemu, append, took, loads, disturbed.
+#
+# A ratio is taken from the paired "A/B,ratio" row umh_bench prints (the
+# median over rounds of A's batch / B's batch, measured side by side);
+# when a CSV has none, from the two medians.
+BEGIN { FS = "," }
+
+function short(k) { return match(k, /^[0-9]+\.[0-9]+/) ? substr(k, RSTART, RLENGTH) : k }
+function key(g, c, i) { return g SUBSEP c SUBSEP i }
+function has(k, x) { return ((k SUBSEP x) in MED) }
+function med(k, x) { return MED[k, x] + 0 }
+function p99(k, x) { return P99[k, x] + 0 }
+function us(ns) { return sprintf("%.1f", ns / 1000) }
+function ms(ns) { return sprintf("%.1f", ns / 1e6) }
+function fmt(r) { return r == "" ? "n/a" : sprintf("%.2f", r) }
+function kib(b) { return sprintf("%.0f KiB", b / 1024) }
+function label(sz) { return sz == 0 ? "0 B" : sz < 1024 ? sz " B" : (sz / 1024) " KiB" }
+# spread of a figure, marked when its batches never settled below 5 %
+function spr(k, x) {
+	if (!has(k, x)) return "n/a"
+	return sprintf("%.1f %%%s", SPREAD[k, x], STABLE[k, x] ? "" : " (unsettled)")
+}
+# ratio a / b of case (g, c) on kernel k, "" if unknown; which: median or p99
+function ratio(k, g, c, a, b, which,    x, y) {
+	x = key(g, c, a "/" b)
+	if (has(k, x)) return which == "p99" ? p99(k, x) : med(k, x)
+	x = key(g, c, a); y = key(g, c, b)
+	if (!has(k, x) || !has(k, y)) return ""
+	if (which == "p99") return p99(k, y) > 0 ? p99(k, x) / p99(k, y) : ""
+	return med(k, y) > 0 ? med(k, x) / med(k, y) : ""
+}
+function rspr(k, g, c, a, b) { return spr(k, key(g, c, a "/" b)) }
+
+{
+	if (FNR == 1) {
+		k = FILENAME; sub(/\.csv$/, "", k); sub(/.*\//, "", k)
+		K[++n] = k
+		next
+	}
+	x = key($1, $2, $3)
+	MED[k, x] = $5; P99[k, x] = $6; SPREAD[k, x] = $7; STABLE[k, x] = $10
+	if ($9 > 1) {		# a measured figure, not a single value
+		if ($4 == "ratio") { NR_[k]++; SR_[k] += $10 }
+		else { NF_[k]++; SF_[k] += $10 }
+	}
+}
+
+# One headline row: R[1..n] per kernel ("" for none).  With plotname set,
+# the row also goes to the ratios plot.
+function hrow(title, how,    i, line) {
+	line = "| " title " | " how " |"
+	if (plotname != "") printf "\"%s\"", plotname >> (tmp "/ratios.dat")
+	for (i = 1; i <= n; i++) {
+		line = line " " fmt(R[i]) " |"
+		if (plotname != "") printf " %s", R[i] == "" ? "NaN" : sprintf("%.4f", R[i]) >> (tmp "/ratios.dat")
+	}
+	if (plotname != "") printf "\n" >> (tmp "/ratios.dat")
+	print line
+	plotname = ""
+}
+function headline(title, how, g, c, a, b, which,    i) {
+	for (i = 1; i <= n; i++) R[i] = ratio(K[i], g, c, a, b, which)
+	hrow(title, how)
+}
+
+function intro(    i, line) {
+	print "# umh-sdk benchmarks"
+	print ""
+	print "Written by `make bench` (bench/run.sh, bench/report.sh) on " when \
+		", commit " commit (took != "" ? "; the whole run took " took " s" : "") "."
+	print "Host: " host "; " qemu ". Guests: the Debian kernels below under QEMU TCG" \
+		" (no KVM), 2 vCPUs, 1 GiB" (append != "" ? ", kernel parameter `" append "`" : "") "."
+	if (loads != "")
+		print "The host, as each guest started (load average over 1, 5, 15 min; share" \
+			" of the host CPU in use) and while it ran (share used by other jobs; share" \
+			" the hypervisor gave to other VMs, the host being one): " loads "."
+	if (disturbed != "") {
+		print ""
+		print "**Disturbed run:** other jobs on the host, or other VMs beside it, took a" \
+			" good share of its CPU while these guests ran: " disturbed ". Their figures" \
+			" are noisier than they would be on a quiet host; the paired ratios suffer least."
+	}
+	print ""
+	print "**Absolute times come from an emulated CPU on a shared host: compare them"
+	print "only within one table. The ratios are the result.** Every SDK figure is"
+	print "measured in the same guest run as its references, in rounds: each round runs"
+	print "one batch of each, so a ratio is taken round by round (SDK batch / reference"
+	print "batch, then the median over the last 5 rounds; 4 for bulk and start) and"
+	print "noise that hits a whole round cancels out. A ratio is SDK / reference: for"
+	print "times and sizes above 1 means the SDK costs more; for rates (calls/s) below"
+	print "1 means it does less."
+	print ""
+	print "A figure is the median (and 99th percentile) of the samples of its last 5"
+	print "batches (4 for bulk and start). Rounds repeat until every figure, or every"
+	print "ratio, is steady (the batch medians, or the per-round ratios, of the window"
+	print "within 5 % of each other), or up to 20 rounds (10 for bulk and start, 12 for"
+	print "concurrency) or 20 s. \"Spread\" is (max - min) / median over the window;"
+	print "\"unsettled\" means a cap came first: read such a figure with its spread."
+	print "Nothing here passes or fails: the benchmark reports numbers."
+	line = "Settled under 5 % in this run:"
+	for (i = 1; i <= n; i++)
+		line = line (i > 1 ? ";" : "") " Linux " short(K[i]) ", " SF_[K[i]] + 0 " of " NF_[K[i]] + 0 \
+			" figures and " SR_[K[i]] + 0 " of " NR_[K[i]] + 0 " ratios"
+	print line "."
+	print ""
+	print "All measured tasks run on the guest's first vCPU (taskset): the benchmark"
+	print "programs, their reference processes, the helper and the SDK's reader thread."
+	print "Under TCG a hop between vCPUs costs an emulated IPI and, whenever the host is"
+	print "busy, a wait for the host to schedule the other vCPU's thread: milliseconds"
+	print "that swamped the round trips of the SDK (three tasks per call) more than those"
+	print "of the references (two). On one vCPU a figure is the CPU work of its path."
+}
+
+function headlines(    i, s, t, a, b, hdr, sep) {
+	print ""
+	print "## Headline ratios"
+	print ""
+	hdr = "| Figure | Ratio |"; sep = "|---|---|"
+	for (i = 1; i <= n; i++) { hdr = hdr " Linux " short(K[i]) " |"; sep = sep "---:|" }
+	print hdr; print sep
+	printf "figure" > (tmp "/ratios.dat")
+	for (i = 1; i <= n; i++) printf " \"Linux %s\"", short(K[i]) >> (tmp "/ratios.dat")
+	printf "\n" >> (tmp "/ratios.dat")
+	for (s = 1; s <= nsz; s++) {
+		plotname = "round trip " label(SZ[s])
+		headline("RPC round trip, " label(SZ[s]) ", median", "SDK / pipe ping-pong", "rtt", SZ[s], "sdk", "pipe", "median")
+	}
+	plotname = "round trip 64 B, p99"
+	headline("RPC round trip, 64 B, p99", "SDK / pipe ping-pong", "rtt", 64, "sdk", "pipe", "p99")
+	plotname = "round trip 64 B vs unix"
+	headline("RPC round trip, 64 B, median", "SDK / unix socket ping-pong", "rtt", 64, "sdk", "unix", "median")
+	plotname = "bulk 16 MiB"
+	headline("Bulk: one 16 MiB call, time", "SDK / pipe to a process", "bulk", 16777216, "sdk", "pipe", "median")
+	for (t = 1; t <= nth; t++) {
+		# The table shows calls/s; the plot shows the time per call (the
+		# inverse), so that there too above 1 means the SDK costs more.
+		for (i = 1; i <= n; i++) {
+			R[i] = ratio(K[i], "conc", TH[t], "sdk", "pipe", "median")
+			PLOT[i] = R[i] == "" || R[i] == 0 ? "" : 1 / R[i]
+		}
+		plotname = "time per call, " TH[t] " caller" (TH[t] > 1 ? "s" : "")
+		crow(TH[t] " caller" (TH[t] > 1 ? "s" : "") ", calls/s", "SDK / pipes to one server process")
+	}
+	plotname = "start, glibc"
+	headline("Helper start (insmod to first reply), glibc", "SDK / fork+exec to first reply", "start", "first_reply", "sdk", "fork_exec", "median")
+	plotname = "start, musl"
+	headline("Helper start, musl", "SDK / fork+exec to first reply", "start", "first_reply", "sdk_musl", "fork_exec_musl", "median")
+	headline("Helper start, glibc", "SDK / bare insmod of a helper-less module with 768 KiB init data", "start", "first_reply", "sdk", "insmod_bench_pad", "median")
+	headline("Blob size", "musl / glibc", "mem", "blob", "musl", "glibc", "median")
+	for (i = 1; i <= n; i++) {
+		a = med(K[i], key("mem", "module_after_init", "glibc"))
+		b = med(K[i], key("mem", "init_sections", "glibc"))
+		R[i] = has(K[i], key("mem", "module_after_init", "glibc")) && a + b > 0 ? a / (a + b) : ""
+	}
+	plotname = "module memory, after init / at load"
+	hrow("Module memory after init, glibc", "after init / at load (init sections included)")
+	plotname = "helper RSS"
+	headline("Helper resident memory, glibc, fresh", "SDK / fork+exec", "mem", "helper_rss", "sdk", "fork_exec", "median")
+	print ""
+	print "Plots: [round trips](rtt.png), [ratios](ratios.png),"
+	print "[concurrency](concurrency.png), [helper start](start.png)."
+	print ""
+	print "![RPC round trip](rtt.png)"
+	print ""
+	print "![Ratios](ratios.png)"
+	print ""
+	print "![Concurrency](concurrency.png)"
+	print ""
+	print "![Helper start](start.png)"
+}
+
+# A headline row whose table value (R) and plot value (PLOT) differ.
+function crow(title, how,    i, line) {
+	line = "| " title " | " how " |"
+	printf "\"%s\"", plotname >> (tmp "/ratios.dat")
+	for (i = 1; i <= n; i++) {
+		line = line " " fmt(R[i]) " |"
+		printf " %s", PLOT[i] == "" ? "NaN" : sprintf("%.4f", PLOT[i]) >> (tmp "/ratios.dat")
+	}
+	printf "\n" >> (tmp "/ratios.dat")
+	print line
+	plotname = ""
+}
+
+function start_plot_data(    i, v, l, x) {
+	printf "variant" > (tmp "/start.dat")
+	for (i = 1; i <= n; i++) printf " \"Linux %s\"", short(K[i]) >> (tmp "/start.dat")
+	printf "\n" >> (tmp "/start.dat")
+	for (v = 1; v <= nstart; v++) {
+		l = STARTNAME[v]; sub(/, /, "\\n", l)
+		printf "\"%s\"", l >> (tmp "/start.dat")
+		for (i = 1; i <= n; i++) {
+			x = key("start", "first_reply", STARTIMPL[v])
+			printf " %s", has(K[i], x) ? ms(med(K[i], x)) : "NaN" >> (tmp "/start.dat")
+		}
+		printf "\n" >> (tmp "/start.dat")
+	}
+}
+
+function kernel_section(i,    k, s, t, v, a, b, c, f, x, line) {
+	k = K[i]
+	print ""
+	print "## Linux " short(k) " (" k ")"
+	print ""
+	print "Raw figures: [" k ".csv](" k ".csv)."
+	print ""
+	print "### RPC round trip (kernel -> helper -> kernel)"
+	print ""
+	print "SDK: `ECHO_IOC_BENCH`, echo calls timed one by one inside the kernel, so no"
+	print "syscall entry is in them. References: two processes ping-ponging the same"
+	print "frame (32-byte header + payload) over two pipes, or over a unix stream"
+	print "socketpair, timed in user space. Microseconds."
+	print ""
+	print "| Payload | SDK median | SDK p99 | pipe median | pipe p99 | unix median | unix p99 | spread SDK / pipe / unix |"
+	print "|---|---:|---:|---:|---:|---:|---:|---|"
+	f = tmp "/rtt-" i ".dat"
+	print "payload SDK \"pipe ping-pong\" \"unix socket ping-pong\"" > f
+	for (s = 1; s <= nsz; s++) {
+		a = key("rtt", SZ[s], "sdk"); b = key("rtt", SZ[s], "pipe"); c = key("rtt", SZ[s], "unix")
+		if (!has(k, a)) continue
+		print "| " label(SZ[s]) " | " us(med(k, a)) " | " us(p99(k, a)) " | " us(med(k, b)) " | " us(p99(k, b)) \
+			" | " us(med(k, c)) " | " us(p99(k, c)) " | " spr(k, a) " / " spr(k, b) " / " spr(k, c) " |"
+		printf "\"%s\" %s %s %s\n", label(SZ[s]), us(med(k, a)), us(med(k, b)), us(med(k, c)) >> f
+	}
+	print ""
+	print "| Payload | SDK / pipe, median | SDK / pipe, p99 | spread | SDK / unix, median | SDK / unix, p99 | spread |"
+	print "|---|---:|---:|---|---:|---:|---|"
+	for (s = 1; s <= nsz; s++) {
+		if (!has(k, key("rtt", SZ[s], "sdk"))) continue
+		print "| " label(SZ[s]) " | " fmt(ratio(k, "rtt", SZ[s], "sdk", "pipe", "median")) \
+			" | " fmt(ratio(k, "rtt", SZ[s], "sdk", "pipe", "p99")) " | " rspr(k, "rtt", SZ[s], "sdk", "pipe") \
+			" | " fmt(ratio(k, "rtt", SZ[s], "sdk", "unix", "median")) \
+			" | " fmt(ratio(k, "rtt", SZ[s], "sdk", "unix", "p99")) " | " rspr(k, "rtt", SZ[s], "sdk", "unix") " |"
+	}
+
+	print ""
+	print "### Bulk: one 16 MiB call"
+	print ""
+	print "SDK: one `ECHO_IOC_SINK` call, timed around the ioctl (so it includes copying"
+	print "the 16 MiB from user space into the kernel); the helper sums the bytes."
+	print "Reference: the same frame written into a pipe to a process that sums them."
+	print ""
+	print "| | median ms | p99 ms | MiB/s (median) | spread |"
+	print "|---|---:|---:|---:|---|"
+	a = key("bulk", 16777216, "sdk"); b = key("bulk", 16777216, "pipe")
+	if (has(k, a)) {
+		print "| SDK | " ms(med(k, a)) " | " ms(p99(k, a)) " | " sprintf("%.0f", 16 * 1e9 / med(k, a)) " | " spr(k, a) " |"
+		print "| pipe | " ms(med(k, b)) " | " ms(p99(k, b)) " | " sprintf("%.0f", 16 * 1e9 / med(k, b)) " | " spr(k, b) " |"
+		print "| SDK / pipe | " fmt(ratio(k, "bulk", 16777216, "sdk", "pipe", "median")) " | " \
+			fmt(ratio(k, "bulk", 16777216, "sdk", "pipe", "p99")) " | | " rspr(k, "bulk", 16777216, "sdk", "pipe") " |"
+	}
+
+	print ""
+	print "### Concurrency: 64-byte calls per second"
+	print ""
+	print "SDK: N threads making `ECHO_IOC_ECHO` calls (syscall included) to the one"
+	print "helper. Reference: N threads calling one single-threaded server process:"
+	print "requests on one shared pipe, one reply pipe per thread. All on one vCPU, so"
+	print "this is how many calls the CPU cost of each path allows with N callers"
+	print "queueing, not parallelism."
+	print ""
+	print "| Callers | SDK calls/s | pipe calls/s | SDK / pipe | spread SDK / pipe / ratio |"
+	print "|---:|---:|---:|---:|---|"
+	f = tmp "/conc-" i ".dat"
+	print "callers sdk pipe" > f
+	for (t = 1; t <= nth; t++) {
+		a = key("conc", TH[t], "sdk"); b = key("conc", TH[t], "pipe")
+		if (!has(k, a)) continue
+		print "| " TH[t] " | " med(k, a) " | " med(k, b) " | " fmt(ratio(k, "conc", TH[t], "sdk", "pipe", "median")) \
+			" | " spr(k, a) " / " spr(k, b) " / " rspr(k, "conc", TH[t], "sdk", "pipe") " |"
+		print TH[t], med(k, a), med(k, b) >> f
+	}
+
+	print ""
+	print "### Helper start"
+	print ""
+	print "SDK: `finit_module()` of the echo module (it copies the blob, starts the"
+	print "helper and completes the handshake before it returns) until the first ping"
+	print "reply through `/dev/echo_umh`, then rmmod. Reference: fork + exec of the same"
+	print "static binary from a file (tmpfs, like the module) until it answered the same"
+	print "handshake and ping over pipes. Baselines, to split the SDK figure: the bare"
+	print "insmod of modules with no helper (bench/kmod), one empty, one with 768 KiB of"
+	print "init data. Milliseconds. (A new helper and its reader thread may run on the"
+	print "other vCPU: they do not exist before insmod, so they cannot be pinned.)"
+	print ""
+	print "| | median ms | p99 ms | spread | SDK / this (paired) | spread |"
+	print "|---|---:|---:|---|---:|---|"
+	for (v = 1; v <= nstart; v++) {
+		a = STARTIMPL[v]
+		x = key("start", "first_reply", a)
+		if (!has(k, x)) continue
+		line = "| " STARTNAME[v] " | " ms(med(k, x)) " | " ms(p99(k, x)) " | " spr(k, x) " | "
+		if (a ~ /^sdk/) {
+			line = line "| |"
+		} else {
+			b = a ~ /musl/ ? "sdk_musl" : "sdk"
+			line = line fmt(ratio(k, "start", "first_reply", b, a, "median")) " | " \
+				rspr(k, "start", "first_reply", b, a) " |"
+		}
+		print line
+	}
+
+	print ""
+	print "### Footprint"
+	print ""
+	print "| | glibc helper | musl helper | musl / glibc |"
+	print "|---|---:|---:|---:|"
+	for (v = 1; v <= nmem; v++) {
+		a = key("mem", MEMKEY[v], "glibc"); b = key("mem", MEMKEY[v], "musl")
+		if (!has(k, a)) continue
+		print "| " MEMNAME[v] " | " med(k, a) " B (" kib(med(k, a)) ") | " med(k, b) " B (" kib(med(k, b)) ") | " \
+			fmt(ratio(k, "mem", MEMKEY[v], "musl", "glibc", "median")) " |"
+	}
+	a = key("mem", "module_after_init", "glibc"); b = key("mem", "module_after_init", "musl")
+	if (has(k, a))
+		print "| Module memory after init / at load (after init + init sections) | " \
+			fmt(med(k, a) / (med(k, a) + med(k, key("mem", "init_sections", "glibc")))) " | " \
+			fmt(med(k, b) / (med(k, b) + med(k, key("mem", "init_sections", "musl")))) " | |"
+	print ""
+	print "| Helper resident memory (Rss from smaps_rollup) | SDK | fork+exec | SDK / fork+exec |"
+	print "|---|---:|---:|---:|"
+	a = key("mem", "helper_rss", "sdk"); b = key("mem", "helper_rss", "fork_exec")
+	if (has(k, a)) print "| glibc, after its first reply | " med(k, a) " kB | " med(k, b) " kB | " fmt(ratio(k, "mem", "helper_rss", "sdk", "fork_exec", "median")) " |"
+	a = key("mem", "helper_rss", "sdk_musl"); b = key("mem", "helper_rss", "fork_exec_musl")
+	if (has(k, a)) print "| musl, after its first reply | " med(k, a) " kB | " med(k, b) " kB | " fmt(ratio(k, "mem", "helper_rss", "sdk_musl", "fork_exec_musl", "median")) " |"
+	a = key("mem", "helper_rss_after", "sdk"); b = key("mem", "helper_hwm_after", "sdk")
+	if (has(k, a)) print "| glibc, after all the benchmarks (peak " med(k, b) " kB) | " med(k, a) " kB | | |"
+	print ""
+	print "The helper's resident pages are mostly its executable's pages, which for"
+	print "the SDK are the pages of the shmem copy above: the two figures overlap."
+	a = key("sdk", "failures", "sdk")
+	if (has(k, a)) {
+		print ""
+		print "SDK calls that failed during the run: " med(k, a) "; helper restarts: " \
+			med(k, key("sdk", "restarts", "sdk")) "."
+	}
+}
+
+END {
+	nsz = split("0 64 4096 65536", SZ, " ")
+	nth = split("1 4 8", TH, " ")
+	nstart = split("sdk|fork_exec|sdk_musl|fork_exec_musl|insmod_bench_nop|insmod_bench_pad", STARTIMPL, "|")
+	split("SDK, glibc helper|fork+exec, glibc helper|SDK, musl helper|fork+exec, musl helper|insmod, empty module|insmod, 768 KiB module", STARTNAME, "|")
+	nmem = split("blob|ko_file|init_sections|module_after_init|shmem_copy", MEMKEY, "|")
+	split("Helper blob (static binary)|echo_umh.ko file|Init sections of the .ko (freed after init; the blob is in .init.rodata)|Module memory after init (/proc/modules)|Copy of the blob the SDK keeps (shmem file, for restarts)", MEMNAME, "|")
+	intro()
+	headlines()
+	start_plot_data()
+	for (i = 1; i <= n; i++) kernel_section(i)
+}

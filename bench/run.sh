@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [KERNEL_RELEASE...]: the benchmark suite (make bench).  For each
+# kernel (default: both of scripts/kernels.sh) build the modules and the
+# two benchmark programs, boot the guest, run bench/guest_bench.sh in it,
+# and keep its CSV as bench/results/<release>.csv; then write the report
+# (bench/results/report.md and PNG plots) with bench/report.sh.
+#
+# Reports numbers only: a slow figure is not a failure.  The exit status
+# is non-zero only when a guest could not produce its figures.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+results=$root/bench/results
+if (($#)); then
+	kernels=("$@")
+else
+	mapfile -t kernels < <("$root/scripts/kernels.sh")
+fi
+
+say() { printf 'bench: %s\n' "$*"; }
+
+# Extra kernel parameters for the guests (e.g. idle=poll); none by default.
+export UMH_GUEST_APPEND=${BENCH_GUEST_APPEND-}
+
+mkdir -p "$results"
+t_all=$SECONDS
+times_out=$(mktemp)
+trap 'rm -f "$times_out"' EXIT
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+# Host CPU time in use over the next 2 s, in % of all CPUs.
+cpu_busy() {
+	local a b
+	a=$(head -n 1 /proc/stat)
+	sleep 2
+	b=$(head -n 1 /proc/stat)
+	awk -v a="$a" -v b="$b" 'BEGIN {
+		na = split(a, x, " "); split(b, y, " ")
+		for (i = 2; i <= na; i++) {
+			d = y[i] - x[i]; total += d
+			if (i == 5 || i == 6) idle += d	# idle, iowait
+		}
+		printf "%.0f\n", total ? 100 * (total - idle) / total : 0
+	}'
+}
+# Busy CPU time of the whole host so far, in hundredths of a second; and
+# the time the hypervisor gave to others (steal: the host may be a VM).
+host_cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" {
+		printf "%d\n", ($2 + $3 + $4 + $7 + $8) * 100 / hz
+	}' /proc/stat
+}
+host_steal() {
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%d\n", $9 * 100 / hz }' /proc/stat
+}
+# Sets children_cpu: CPU time of this script's finished children (the
+# guest's qemu among them) in hundredths of a second.  It must run in this
+# shell: a subshell has no children of its own.
+children_cpu_now() {
+	times >"$times_out"
+	children_cpu=$(tail -n 1 "$times_out" | awk '{
+		s = 0
+		for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] }
+		printf "%d\n", s * 100
+	}')
+}
+# Figures taken while other jobs keep the host's CPUs busy are mostly
+# noise: wait (up to BENCH_QUIET_WAIT seconds, default 120) for a quieter
+# host before booting a guest, then measure anyway and say so.
+wait_quiet() {
+	local end=$((SECONDS + ${BENCH_QUIET_WAIT:-120})) busy said=0
+	while busy=$(cpu_busy) && ((busy > 25)); do
+		if ((SECONDS >= end)); then
+			say "host still busy ($busy % CPU in use); measuring anyway"
+			return
+		fi
+		if ((!said)); then
+			say "host busy ($busy % CPU in use, load $(load)): waiting up to ${BENCH_QUIET_WAIT:-120} s"
+			said=1
+		fi
+		sleep 3
+	done
+}
+
+# What the report says about the run; other jobs on the host slow the
+# figures down, so how busy it was goes in too.
+meta="date=$(date -u '+%Y-%m-%d %H:%M UTC')
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
+	git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')
+host=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) CPUs
+qemu=$(qemu-system-x86_64 --version | head -n 1 | sed 's/ (.*//')
+guest_append=$UMH_GUEST_APPEND
+"
+for k in "${kernels[@]}"; do
+	t0=$SECONDS
+	out=$root/build/$k/bench
+	mkdir -p "$out"
+	rm -f "$out/results.csv"
+	say "$k: building umh_bench, pingpong and the baseline modules"
+	for prog in umh_bench pingpong; do
+		gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -pthread \
+			-I"$root/include" -o "$out/$prog" "$root/bench/$prog.c"
+	done
+	mkdir -p "$out/kmod"
+	cp -a "$root/bench/kmod/." "$out/kmod/"
+	if ! make -C "/lib/modules/$k/build" M="$out/kmod" modules >"$out/kmod/build.log" 2>&1; then
+		tail -n 20 "$out/kmod/build.log" >&2
+		say "$k: baseline module build failed" >&2
+		exit 1
+	fi
+	wait_quiet
+	busy=$(cpu_busy)
+	say "$k: building the modules, booting the guest (tests/guest/run.sh); host CPU $busy % busy, load $(load)"
+	meta+="load_$k=$(load), $busy % of the host CPU in use just before
+"
+	rc=0
+	children_cpu_now
+	c0=$children_cpu h0=$(host_cpu) s0=$(host_steal) w0=$SECONDS
+	"$root/tests/guest/run.sh" "$k" "$root/bench/guest_bench.sh" 2>&1 |
+		sed -u "s/^/  [$k] /" || rc=$?
+	# What the rest of the host used meanwhile: our guest's vCPUs are our
+	# children's CPU time, anything beyond that is someone else's.
+	children_cpu_now
+	others=$((($(host_cpu) - h0 - (children_cpu - c0)) / (SECONDS - w0 + 1) / $(nproc)))
+	((others >= 0)) || others=0
+	steal=$((($(host_steal) - s0) / (SECONDS - w0 + 1) / $(nproc)))
+	say "$k: while the guest ran, other jobs used $others % of the host CPU; steal $steal %"
+	meta+="others_$k=$others
+steal_$k=$steal
+"
+	if ((rc)) || [[ ! -s $out/results.csv ]]; then
+		say "$k: the guest run failed (status $rc); no figures for this kernel" >&2
+		exit 1
+	fi
+	cp "$out/results.csv" "$results/$k.csv"
+	say "$k: $(($(wc -l <"$results/$k.csv") - 1)) rows in bench/results/$k.csv ($((SECONDS - t0)) s)"
+done
+
+printf '%sduration=%s\n' "$meta" "$((SECONDS - t_all))" >"$results/meta.txt"
+say "writing the report"
+"$root/bench/report.sh" "${kernels[@]}"
+say "done in $((SECONDS - t_all)) s: bench/results/report.md"

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * umh_bench: the SDK's figures, each measured side by side with its
+ * user-space references (ref.h) in one run: their batches alternate, so
+ * both see the same guest at the same moment.  The SDK is driven through
+ * the echo sample's /dev/echo_umh (samples/echo_umh/echo_umh_uapi.h).
+ *
+ *   umh_bench rtt SIZE PER_BATCH
+ *	kernel -> helper -> kernel round trip of a SIZE-byte echo call,
+ *	timed per call inside the kernel (ECHO_IOC_BENCH), so syscall entry
+ *	is not in it; against a pipe and a unix socket ping-pong between two
+ *	processes; per-call ns
+ *   umh_bench bulk SIZE PER_BATCH
+ *	one SIZE-byte sink call (ECHO_IOC_SINK), timed around the ioctl,
+ *	against a pipe to a process that sums the bytes; per-call ns
+ *   umh_bench conc THREADS MS
+ *	THREADS threads making 64-byte echo calls (ECHO_IOC_ECHO), against
+ *	as many threads calling one server process over pipes; calls/s
+ *   umh_bench start KO HELPER PER_BATCH SUFFIX [BASELINE_KO...]
+ *	insmod of KO (the echo module) until the first ping reply (the
+ *	handshake is part of insmod), then rmmod; against fork + exec of
+ *	HELPER until its first reply; and, to split the first figure, the
+ *	bare insmod of each BASELINE_KO (modules with no helper: the module
+ *	loader's own cost).  Also the fresh helpers' resident memory.  SUFFIX (e.g.
+ *	musl, or - for none) is appended to the CSV "impl" names.
+ *
+ * The echo module must be loaded for rtt, bulk and conc, and not for
+ * start.  Prints CSV lines (bench.h).  Exit status 0, or 1 with a message.
+ */
+#include <libgen.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include "ref.h"
+
+#include "../samples/echo_umh/echo_umh_uapi.h"
+
+#define DEV		"/dev/echo_umh"
+#define ECHO_MODULE	"echo_umh"
+#define BULK_TIMEOUT_MS	120000
+#define MAX_BASELINES	4
+
+static int dev = -1;
+
+static int open_dev(void)
+{
+	dev = open(DEV, O_RDWR | O_CLOEXEC);
+	return dev < 0 ? -1 : 0;
+}
+
+/* Print every variant's row, then the ratios of the first to the others. */
+static void print_all(const char *group, const char *cs, const char *unit,
+		      const struct bench_variant *v, unsigned int nv)
+{
+	unsigned int i;
+
+	for (i = 0; i < nv; i++)
+		bench_print(group, cs, v[i].impl, unit, &v[i].r);
+	for (i = 1; i < nv; i++)
+		bench_print_ratio(group, cs, v[0].impl, v[i].impl, &v[i].ratio);
+}
+
+/* ---- round trip, timed in the kernel ---- */
+
+struct rtt {
+	unsigned int size;
+	__u64 *ns;
+};
+
+static int rtt_batch(void *ctx, double *out, unsigned int n)
+{
+	struct rtt *r = ctx;
+	struct echo_ioc_bench io = {
+		.size = r->size, .iters = n, .ns_out = (uintptr_t)r->ns,
+	};
+	unsigned int i;
+
+	if (ioctl(dev, ECHO_IOC_BENCH, &io))
+		return -1;
+	for (i = 0; i < n; i++)
+		out[i] = (double)r->ns[i];
+	return 0;
+}
+
+static int cmd_rtt(unsigned int size, unsigned int per)
+{
+	struct bench_opts o = { .per_batch = per };
+	struct rtt r = { .size = size };
+	struct ref_rtt rp, ru;
+	struct bench_variant v[] = {
+		{ .impl = "sdk", .fn = rtt_batch, .ctx = &r },
+		{ .impl = "pipe", .fn = ref_rtt_batch, .ctx = &rp },
+		{ .impl = "unix", .fn = ref_rtt_batch, .ctx = &ru },
+	};
+	char cs[32];
+
+	r.ns = calloc(per, sizeof(*r.ns));
+	if (!r.ns || open_dev() || ref_rtt_open(&rp, "pipe", size) ||
+	    ref_rtt_open(&ru, "unix", size))
+		return bench_fail("rtt setup");
+	if (bench_run_side_by_side(v, 3, &o))
+		return bench_fail("rtt");
+	ref_rtt_close(&rp);
+	ref_rtt_close(&ru);
+	snprintf(cs, sizeof(cs), "%u", size);
+	print_all("rtt", cs, "ns", v, 3);
+	free(r.ns);
+	return 0;
+}
+
+/* ---- bulk: one large sink call ---- */
+
+struct bulk {
+	size_t size;
+	unsigned char *buf;
+};
+
+static int bulk_batch(void *ctx, double *out, unsigned int n)
+{
+	struct bulk *b = ctx;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct echo_ioc_sink io = {
+			.buf = (uintptr_t)b->buf,
+			.len = b->size,
+			.timeout_ms = BULK_TIMEOUT_MS,
+		};
+		uint64_t t0 = bench_now_ns();
+
+		if (ioctl(dev, ECHO_IOC_SINK, &io))
+			return -1;
+		out[i] = (double)(bench_now_ns() - t0);
+		if (io.sum != (__u64)0x5a * b->size) {
+			errno = EPROTO;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int cmd_bulk(size_t size, unsigned int per)
+{
+	struct bench_opts o = { .per_batch = per, .window = 4, .max_batches = 10 };
+	struct bulk b = { .size = size };
+	struct ref_bulk rb;
+	struct bench_variant v[] = {
+		{ .impl = "sdk", .fn = bulk_batch, .ctx = &b },
+		{ .impl = "pipe", .fn = ref_bulk_batch, .ctx = &rb },
+	};
+	char cs[32];
+
+	b.buf = malloc(size ? size : 1);
+	if (!b.buf || open_dev() || ref_bulk_open(&rb, size))
+		return bench_fail("bulk setup");
+	memset(b.buf, 0x5a, size);
+	if (bench_run_side_by_side(v, 2, &o))
+		return bench_fail("bulk");
+	ref_bulk_close(&rb);
+	snprintf(cs, sizeof(cs), "%zu", size);
+	print_all("bulk", cs, "ns", v, 2);
+	free(b.buf);
+	return 0;
+}
+
+/* ---- concurrency ---- */
+
+static int conc_call(void *ctx, unsigned int t)
+{
+	unsigned char buf[REF_CONC_PAYLOAD];
+	struct echo_ioc_echo io = { .buf = (uintptr_t)buf, .len = sizeof(buf) };
+
+	(void)ctx;
+	memset(buf, (int)t, sizeof(buf));
+	if (ioctl(dev, ECHO_IOC_ECHO, &io))
+		return -1;
+	if (io.rep_len != sizeof(buf) || buf[0] != (unsigned char)t) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_conc(unsigned int threads, unsigned int ms)
+{
+	struct bench_opts o = { .per_batch = 1, .max_batches = 12 };
+	struct bench_conc bc = {
+		.call = conc_call, .threads = threads, .ms = ms,
+	};
+	struct ref_conc rc;
+	struct bench_variant v[] = {
+		{ .impl = "sdk", .fn = bench_conc_batch, .ctx = &bc },
+		{ .impl = "pipe", .fn = bench_conc_batch, .ctx = &rc.bc },
+	};
+	char cs[32];
+
+	if (!threads || open_dev() || ref_conc_open(&rc, threads, ms))
+		return bench_fail("conc setup");
+	if (bench_run_side_by_side(v, 2, &o))
+		return bench_fail("conc");
+	ref_conc_close(&rc);
+	snprintf(cs, sizeof(cs), "%u", threads);
+	print_all("conc", cs, "calls/s", v, 2);
+	return 0;
+}
+
+/* ---- helper start: insmod to first reply ---- */
+
+struct load {
+	int ko;
+	char name[64];		/* module name, for delete_module() */
+	int ping;		/* the echo module: wait for a first reply */
+	long rss_kb;
+};
+
+static int load_open(struct load *l, const char *ko, int ping)
+{
+	char path[4096], *base;
+
+	memset(l, 0, sizeof(*l));
+	l->ping = ping;
+	l->rss_kb = -1;
+	l->ko = open(ko, O_RDONLY | O_CLOEXEC);
+	if (l->ko < 0)
+		return -1;
+	if (ping) {
+		snprintf(l->name, sizeof(l->name), "%s", ECHO_MODULE);
+	} else {
+		snprintf(path, sizeof(path), "%s", ko);
+		base = basename(path);
+		base[strcspn(base, ".")] = '\0';
+		snprintf(l->name, sizeof(l->name), "%s", base);
+	}
+	return 0;
+}
+
+static int load_batch(void *ctx, double *out, unsigned int n)
+{
+	struct load *l = ctx;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct echo_ioc_ping ping = { .cookie = 42 };
+		int fd = -1, ret = 0;
+		uint64_t t0;
+
+		t0 = bench_now_ns();
+		if (syscall(SYS_finit_module, l->ko, "", 0))
+			return -1;
+		if (l->ping) {
+			fd = open(DEV, O_RDWR | O_CLOEXEC);
+			ret = fd < 0 ? -1 : ioctl(fd, ECHO_IOC_PING, &ping);
+		}
+		out[i] = (double)(bench_now_ns() - t0);
+		if (l->ping && !ret)
+			l->rss_kb = ref_rss_kb((pid_t)ping.pid);
+		if (fd >= 0)
+			close(fd);
+		/* rmmod waits for the helper to be gone. */
+		if (syscall(SYS_delete_module, l->name, O_NONBLOCK) || ret)
+			return -1;
+	}
+	return 0;
+}
+
+static int cmd_start(const char *ko, const char *helper, unsigned int per,
+		     const char *suffix, char **baselines, unsigned int nb)
+{
+	struct bench_opts o = { .per_batch = per, .window = 4, .max_batches = 10 };
+	struct bench_variant v[2 + MAX_BASELINES] = { 0 };
+	char names[2 + MAX_BASELINES][80];
+	struct load sdk, base[MAX_BASELINES];
+	struct ref_spawn sp;
+	const char *sfx = strcmp(suffix, "-") ? suffix : "";
+	unsigned int i;
+
+	if (nb > MAX_BASELINES) {
+		errno = E2BIG;
+		return bench_fail("baselines");
+	}
+	if (load_open(&sdk, ko, 1) || ref_spawn_open(&sp, helper))
+		return bench_fail("start setup");
+	snprintf(names[0], sizeof(names[0]), "sdk%s%s", *sfx ? "_" : "", sfx);
+	snprintf(names[1], sizeof(names[1]), "fork_exec%s%s", *sfx ? "_" : "",
+		 sfx);
+	v[0] = (struct bench_variant){ .impl = names[0], .fn = load_batch, .ctx = &sdk };
+	v[1] = (struct bench_variant){ .impl = names[1], .fn = ref_spawn_batch, .ctx = &sp };
+	for (i = 0; i < nb; i++) {
+		if (load_open(&base[i], baselines[i], 0))
+			return bench_fail(baselines[i]);
+		snprintf(names[2 + i], sizeof(names[2 + i]), "insmod_%s",
+			 base[i].name);
+		v[2 + i] = (struct bench_variant){
+			.impl = names[2 + i], .fn = load_batch, .ctx = &base[i],
+		};
+	}
+	if (bench_run_side_by_side(v, 2 + nb, &o))
+		return bench_fail("start");
+	ref_spawn_close(&sp);
+	print_all("start", "first_reply", "ns", v, 2 + nb);
+	bench_print_value("mem", "helper_rss", names[0], "kB", (double)sdk.rss_kb);
+	bench_print_value("mem", "helper_rss", names[1], "kB", (double)sp.rss_kb);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	signal(SIGPIPE, SIG_IGN);
+	if (!strcmp(cmd, "rtt") && argc == 4)
+		return cmd_rtt(strtoul(argv[2], NULL, 0),
+			       strtoul(argv[3], NULL, 0));
+	if (!strcmp(cmd, "bulk") && argc == 4)
+		return cmd_bulk(strtoul(argv[2], NULL, 0),
+				strtoul(argv[3], NULL, 0));
+	if (!strcmp(cmd, "conc") && argc == 4)
+		return cmd_conc(strtoul(argv[2], NULL, 0),
+				strtoul(argv[3], NULL, 0));
+	if (!strcmp(cmd, "start") && argc >= 6)
+		return cmd_start(argv[2], argv[3], strtoul(argv[4], NULL, 0),
+				 argv[5], argv + 6, (unsigned int)(argc - 6));
+	fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);
+	return 2;
+}
