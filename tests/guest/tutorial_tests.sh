@@ -12,45 +12,7 @@ B=${1:?usage: tutorial_tests.sh BUILD_DIR}
 KO=$B/Documentation/tutorial/hello_umh/hello_umh.ko
 S=/sys/module/hello_umh/umh_hello
 P=/sys/module/hello_umh/parameters/name
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	echo "not ok $n - $1"
-	sed 's/^/# /' <<<"$2"
-}
-# t NAME FUNCTION: run one test, its output becomes the diagnostic.
-t() {
-	local out
-	if out=$("$2" 2>&1); then ok "$1"; else not_ok "$1" "$out"; fi
-}
-# Each test runs in a subshell ($(...) in t), so fail ends just that test.
-fail() { echo "$*"; exit 1; }
-
-# Pids of running umh-sdk helpers: their exe is the unlinked shmem copy.
-helper_pids() {
-	local d l
-	for d in /proc/[0-9]*; do
-		l=$(readlink "$d/exe" 2>/dev/null) || continue
-		case $l in /umh-*) echo "${d#/proc/}" ;; esac
-	done
-}
-no_helpers() {
-	local p
-	p=$(helper_pids)
-	[ -z "$p" ] || fail "helper processes left: $p"
-}
-wait_for() {	# wait_for SECONDS COMMAND...: poll until COMMAND succeeds
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -lt $end ] || return 1
-		sleep 0.05
-	done
-}
-state_is() { [ "$(cat $S/state 2>/dev/null)" = "$1" ]; }
+. "$(dirname "$0")/lib.sh"
 load() { insmod "$KO" "$@" || fail "insmod $KO $* failed"; }
 unload() { rmmod hello_umh || fail "rmmod failed"; }
 
