@@ -8,11 +8,10 @@
  * repeat until the medians of the last BENCH_WINDOW batches lie within
  * BENCH_TOL of each other (relative spread = (max - min) / median), or
  * until BENCH_MAX_BATCHES or BENCH_MAX_MS.  An SDK figure and its
- * references run as variants side by side: their batches alternate
- * (bench_run_side_by_side).
- * The figures reported are the median and the 99th percentile of the
- * samples of that window, with its spread, so a reader sees how steady
- * each number was.  Nothing here passes or fails on a number: an unsteady
+ * references run as variants side by side, taking their samples in turns
+ * (bench_run_side_by_side).  The figures reported are the median and the
+ * 99th percentile of the samples of that window, with its spread, so a
+ * reader sees how steady each number was.  Nothing here passes or fails on a number: an unsteady
  * figure is reported as such ("stable" column 0).
  *
  * CSV columns (bench/README.md explains them):
@@ -72,6 +71,7 @@ struct bench_opts {
 	unsigned int window;		/* 0: BENCH_WINDOW */
 	unsigned int max_batches;	/* 0: BENCH_MAX_BATCHES */
 	unsigned int max_ms;		/* 0: BENCH_MAX_MS; no new round after */
+	int whole_batches;		/* variants take turns by batch, not by sample */
 };
 
 struct bench_result {
@@ -158,9 +158,9 @@ static inline void bench__ratio(struct bench_variant *v, unsigned int j,
 }
 
 /*
- * Measure @nv variants side by side: every round runs one batch of each
- * (the order rotates from round to round), so they all see the same
- * guest, the same neighbours, the same moment.  The ratios of the first
+ * Measure @nv variants side by side: every round runs one batch of each,
+ * their samples taken in turns (the order rotating), so they all see the
+ * same guest, the same neighbours, the same moment.  The ratios of the first
  * variant to each other one are taken round by round, so noise that hits
  * a whole round cancels out.  Every figure and every ratio covers the
  * same last window of rounds.  Rounds go on until all the figures or all
@@ -175,6 +175,7 @@ static inline int bench_run_side_by_side(struct bench_variant *v,
 	unsigned int per = o->per_batch;
 	unsigned int win = o->window ? o->window : BENCH_WINDOW;
 	unsigned int max = o->max_batches ? o->max_batches : BENCH_MAX_BATCHES;
+	unsigned int step = o->whole_batches ? per : 1;
 	uint64_t end = bench_now_ns() +
 		(uint64_t)(o->max_ms ? o->max_ms : BENCH_MAX_MS) * 1000000ULL;
 	double *tmp;
@@ -202,16 +203,26 @@ static inline int bench_run_side_by_side(struct bench_variant *v,
 	for (b = 0; b < max; b++) {
 		int ratios_steady = nv > 1, figures_steady = 1;
 
-		for (k = 0; k < nv; k++) {
-			struct bench_variant *x = &v[(b + k) % nv];
-			/* The ring holds the last @win batches, each contiguous. */
-			double *batch = x->ring + (size_t)(b % win) * per;
+		/*
+		 * The variants take turns sample by sample (or batch by batch
+		 * for @o->whole_batches), so that whatever disturbs the guest
+		 * for a moment hits all of them alike.  The ring holds the last
+		 * @win batches, each contiguous.
+		 */
+		for (i = 0; i < per; i += step)
+			for (k = 0; k < nv; k++) {
+				struct bench_variant *x = &v[(i + b + k) % nv];
+				double *slot = x->ring + (size_t)(b % win) * per + i;
 
-			if (x->fn(x->ctx, batch, per))
-				goto out;
+				if (x->fn(x->ctx, slot, step))
+					goto out;
+			}
+		for (k = 0; k < nv; k++) {
+			double *batch = v[k].ring + (size_t)(b % win) * per;
+
 			memcpy(tmp, batch, per * sizeof(double));
-			x->bmed[b] = bench_quantile(tmp, per, 0.5);
-			x->bp99[b] = tmp[(size_t)(0.99 * (per - 1) + 0.5)];
+			v[k].bmed[b] = bench_quantile(tmp, per, 0.5);
+			v[k].bp99[b] = tmp[(size_t)(0.99 * (per - 1) + 0.5)];
 		}
 		rounds = b + 1;
 		if (rounds < win)

@@ -23,7 +23,7 @@ declare -A RTT_PER=([0]=2000 [64]=2000 [4096]=1000 [65536]=200)
 BULK_SIZE=$((16 << 20))
 BULK_PER=2		# calls per batch
 CONC_THREADS=(1 4 8)
-CONC_MS=500		# one batch: calls/s over this long
+CONC_MS=100		# one sample: calls/s over this long
 START_PER=5		# starts per batch
 
 say() { printf 'bench: %s\n' "$*"; }

@@ -87,10 +87,11 @@ function intro(    i, line) {
 	print ""
 	print "**Absolute times come from an emulated CPU on a shared host: compare them"
 	print "only within one table. The ratios are the result.** Every SDK figure is"
-	print "measured in the same guest run as its references, in rounds: each round runs"
-	print "one batch of each, so a ratio is taken round by round (SDK batch / reference"
-	print "batch, then the median over the last 5 rounds; 4 for bulk and start) and"
-	print "noise that hits a whole round cancels out. A ratio is SDK / reference: for"
+	print "measured in the same guest run as its references, in rounds: each round is a"
+	print "batch of each, their samples taken in turns (SDK call, pipe call, unix call,"
+	print "...), so a passing disturbance hits them alike. A ratio is taken round by"
+	print "round (SDK batch median / reference batch median), then its median over the"
+	print "last 5 rounds (4 for bulk and start) is reported. A ratio is SDK / reference: for"
 	print "times and sizes above 1 means the SDK costs more; for rates (calls/s) below"
 	print "1 means it does less."
 	print ""
@@ -100,12 +101,15 @@ function intro(    i, line) {
 	print "within 5 % of each other), or up to 20 rounds (10 for bulk and start, 12 for"
 	print "concurrency) or 20 s. \"Spread\" is (max - min) / median over the window;"
 	print "\"unsettled\" means a cap came first: read such a figure with its spread."
+	print "Helper starts take turns batch by batch rather than start by start, so that"
+	print "what one rmmod leaves to finish does not land in every other sample."
 	print "Nothing here passes or fails: the benchmark reports numbers."
 	line = "Settled under 5 % in this run:"
 	for (i = 1; i <= n; i++)
 		line = line (i > 1 ? ";" : "") " Linux " short(K[i]) ", " SF_[K[i]] + 0 " of " NF_[K[i]] + 0 \
 			" figures and " SR_[K[i]] + 0 " of " NR_[K[i]] + 0 " ratios"
-	print line "."
+	print line ". Absolute figures drift from round to round even on a quiet host;"
+	print "the ratios, taken sample by sample, vary far less (compare the spreads)."
 	print ""
 	print "All measured tasks run on the guest's first vCPU (taskset): the benchmark"
 	print "programs, their reference processes, the helper and the SDK's reader thread."
@@ -156,7 +160,7 @@ function headlines(    i, s, t, a, b, hdr, sep) {
 		b = med(K[i], key("mem", "init_sections", "glibc"))
 		R[i] = has(K[i], key("mem", "module_after_init", "glibc")) && a + b > 0 ? a / (a + b) : ""
 	}
-	plotname = "module memory, after init / at load"
+	plotname = "module memory"
 	hrow("Module memory after init, glibc", "after init / at load (init sections included)")
 	plotname = "helper RSS"
 	headline("Helper resident memory, glibc, fresh", "SDK / fork+exec", "mem", "helper_rss", "sdk", "fork_exec", "median")

@@ -112,6 +112,7 @@ set style fill solid 0.85 border -1
 set logscale y
 set grid ytics
 set xtics rotate by -25
+set bmargin 6
 set key top left
 set arrow from graph 0, first 1 to graph 1, first 1 nohead lw 2 dt 2
 plot for [c=2:$((n + 1))] '$tmp/ratios.dat' using c:xtic(1) title columnheader(c)

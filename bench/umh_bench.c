@@ -183,7 +183,8 @@ static int conc_call(void *ctx, unsigned int t)
 
 static int cmd_conc(unsigned int threads, unsigned int ms)
 {
-	struct bench_opts o = { .per_batch = 1, .max_batches = 12 };
+	/* Short samples, taken in turns: calls/s over @ms each. */
+	struct bench_opts o = { .per_batch = 5, .max_batches = 12 };
 	struct bench_conc bc = {
 		.call = conc_call, .threads = threads, .ms = ms,
 	};
@@ -236,6 +237,7 @@ static int load_open(struct load *l, const char *ko, int ping)
 
 static int load_batch(void *ctx, double *out, unsigned int n)
 {
+	const struct timespec settle = { .tv_nsec = 50 * 1000000L };
 	struct load *l = ctx;
 	unsigned int i;
 
@@ -259,6 +261,8 @@ static int load_batch(void *ctx, double *out, unsigned int n)
 		/* rmmod waits for the helper to be gone. */
 		if (syscall(SYS_delete_module, l->name, O_NONBLOCK) || ret)
 			return -1;
+		/* Let what rmmod deferred finish before the next sample. */
+		nanosleep(&settle, NULL);
 	}
 	return 0;
 }
@@ -266,7 +270,14 @@ static int load_batch(void *ctx, double *out, unsigned int n)
 static int cmd_start(const char *ko, const char *helper, unsigned int per,
 		     const char *suffix, char **baselines, unsigned int nb)
 {
-	struct bench_opts o = { .per_batch = per, .window = 4, .max_batches = 10 };
+	/*
+	 * Whole batches: work an rmmod leaves behind (the old helper's exit,
+	 * module memory freed) would otherwise land in every other sample.
+	 */
+	struct bench_opts o = {
+		.per_batch = per, .window = 4, .max_batches = 10,
+		.whole_batches = 1,
+	};
 	struct bench_variant v[2 + MAX_BASELINES] = { 0 };
 	char names[2 + MAX_BASELINES][80];
 	struct load sdk, base[MAX_BASELINES];
