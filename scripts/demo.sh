@@ -9,12 +9,7 @@ kver=$("$root/scripts/kernels.sh" | tail -n 1)
 out=$root/build/$kver
 
 echo "== building for $kver (out of tree, in build/$kver)"
-mkdir -p "$out/tests"
-cp -a "$root/include" "$root/kernel" "$root/scripts" "$root/samples" \
-	"$root/Kbuild" "$out/"
-make -s -C "/lib/modules/$kver/build" M="$out" modules
-gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -pthread \
-	-o "$out/echo_client" "$root/tests/guest/echo_client.c"
+"$root/tests/guest/build.sh" "$kver"
 ls -l "$out/samples/echo_umh/echo_umh.ko"
 
 echo "== booting $kver"

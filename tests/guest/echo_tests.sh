@@ -12,7 +12,6 @@ TM=$B/tests/modules
 CLIENT=$B/echo_client
 S=/sys/module/echo_umh/umh_echo
 . "$(dirname "$0")/lib.sh"
-pid_changed() { local p; p=$(cat $S/pid 2>/dev/null); [ -n "$p" ] && [ "$p" != 0 ] && [ "$p" != "$1" ]; }
 load() { insmod "$KO" "$@" || fail "insmod $KO $* failed"; }
 unload() { rmmod echo_umh || fail "rmmod failed"; }
 expect_err() {	# expect_err ERRNAME COMMAND...
@@ -260,12 +259,6 @@ test_hostile() {
 	[ "$(cat $S/restarts)" = 7 ] || fail "restarts $(cat $S/restarts)"
 	rmmod hostile || fail "rmmod hostile"
 	no_helpers
-}
-
-test_dmesg_clean() {
-	local bad
-	bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|soft lockup|hard LOCKUP|hung_task|blocked for more than|general protection|Call Trace|refcount_t:|list_(add|del) corruption')
-	[ -z "$bad" ] || fail "$bad"
 }
 
 t "load: helper starts, handshake, stderr in dmesg" test_load

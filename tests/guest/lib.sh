@@ -42,3 +42,10 @@ wait_for() {	# wait_for SECONDS COMMAND...: poll until COMMAND succeeds
 	done
 }
 state_is() { [ "$(cat $S/state 2>/dev/null)" = "$1" ]; }
+pid_changed() { local p; p=$(cat $S/pid 2>/dev/null); [ -n "$p" ] && [ "$p" != 0 ] && [ "$p" != "$1" ]; }
+
+test_dmesg_clean() {
+	local bad
+	bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|soft lockup|hard LOCKUP|hung_task|blocked for more than|general protection|Call Trace|refcount_t:|list_(add|del) corruption')
+	[ -z "$bad" ] || fail "$bad"
+}

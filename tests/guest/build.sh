@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build.sh KERNEL_RELEASE: build everything a guest runs, for one Debian
+# kernel, out of tree in build/<release>/ (so the 6.1 and 6.12 builds
+# coexist): the echo sample (glibc and musl helpers), the test modules, the
+# tutorial's module and the static echo_client.  Used by run.sh and
+# scripts/demo.sh.
+set -euo pipefail
+
+kver=${1:?usage: build.sh KERNEL_RELEASE}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$root/build/$kver
+kdir=/lib/modules/$kver/build
+
+[ -d "$kdir" ] || { echo "build.sh: no headers for $kver in $kdir (run scripts/setup.sh)" >&2; exit 1; }
+
+# Mirror the sources; unchanged files keep their mtime, so Kbuild only
+# rebuilds what changed.
+mkdir -p "$out/tests"
+cp -a "$root/include" "$root/kernel" "$root/scripts" "$root/samples" \
+	"$root/Kbuild" "$out/"
+cp -a "$root/tests/modules" "$root/tests/guest" "$out/tests/"
+# The tutorial's module (Documentation/tutorial.rst), so its code is tested.
+mkdir -p "$out/Documentation"
+cp -a "$root/Documentation/tutorial" "$out/Documentation/"
+
+# The echo sample once more with its helper linked against musl.
+mkdir -p "$out/musl"
+cp -a "$root/include" "$root/kernel" "$root/scripts" "$root/samples" \
+	"$root/Kbuild" "$out/musl/"
+
+log=$out/build.log
+if ! { make -C "$kdir" M="$out" modules -j"$(nproc)" &&
+       make -C "$kdir" M="$out/tests/modules" modules -j"$(nproc)" &&
+       make -C "$kdir" M="$out/Documentation/tutorial/hello_umh" modules -j"$(nproc)" &&
+       make -C "$kdir" M="$out/musl" UMH_CC=musl-gcc modules -j"$(nproc)"; } >"$log" 2>&1; then
+	echo "build.sh: module build for $kver failed:" >&2
+	tail -n 40 "$log" >&2
+	exit 1
+fi
+gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -pthread \
+	-o "$out/echo_client" "$root/tests/guest/echo_client.c"
+
