@@ -1067,8 +1067,9 @@ static int umh_call(struct umh_blob *ub, u16 op, const void *req,
  * Context: process context; sleeps.  Many callers may call concurrently.
  * Return: the helper's status (0 or its negative errno), or -EOPNOTSUPP,
  * -EINVAL, -EMSGSIZE for a request that does not fit @op, -ETIMEDOUT,
- * -EINTR if the caller was killed, -ECONNRESET or -EPROTO if the helper
- * died or broke the protocol, -ENOTCONN if it is down for good, and
+ * -EINTR if the caller was killed, -ECONNRESET, -EPIPE or -EPROTO if the
+ * helper died or broke the protocol, -ECONNABORTED if another caller's
+ * request was cut short, -ENOTCONN if the helper is down for good, and
  * -ESHUTDOWN once umh_blob_stop() has run.
  */
 int umh_blob_call(struct umh_blob *ub, unsigned int op,
