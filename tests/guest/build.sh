@@ -4,8 +4,8 @@
 # build.sh KERNEL_RELEASE: build everything a guest runs, for one Debian
 # kernel, out of tree in build/<release>/ (so the 6.1 and 6.12 builds
 # coexist): the echo sample (glibc and musl helpers), the test modules, the
-# tutorial's module and the static echo_client.  Used by run.sh and
-# scripts/demo.sh.
+# tutorial's module and the static tools (tests/guest/*.c).  Used by
+# run.sh and scripts/demo.sh.
 set -euo pipefail
 
 kver=${1:?usage: build.sh KERNEL_RELEASE}
@@ -39,6 +39,9 @@ if ! { make -C "$kdir" M="$out" modules -j"$(nproc)" &&
 	tail -n 40 "$log" >&2
 	exit 1
 fi
-gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -pthread \
-	-o "$out/echo_client" "$root/tests/guest/echo_client.c"
+# Every tests/guest/*.c is a static tool the suites run: build/<kver>/<name>.
+for c in "$root"/tests/guest/*.c; do
+	gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -pthread \
+		-I"$root/include" -o "$out/$(basename "$c" .c)" "$c"
+done
 
