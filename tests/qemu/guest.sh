@@ -2,7 +2,8 @@
 # guest.sh - boot a Debian kernel under QEMU (TCG) and run ONE command in it.
 #
 #   tests/qemu/guest.sh --kernel <release> [--vmlinuz <path>] [--timeout <sec>]
-#       [--mem <MiB>] [--share <hostdir>]... [--log <file>] -- <command> [args...]
+#       [--mem <MiB>] [--share <hostdir>]... [--log <file>] [--modules <dir>]
+#       -- <command> [args...]
 #
 # The guest sees the host's whole root read-only over 9p, with the host's
 # /lib/modules, tools and working tree; each --share DIR is mounted
@@ -10,6 +11,13 @@
 # caller's working directory. One argument after "--" is a bash script
 # ("modprobe x && lsmod"); several arguments are one command, each argument
 # quoted ("sh -c 'echo a b'").
+#
+# A kernel that is not installed on the host (the debug kernel of
+# scripts/debug-kernel.sh) comes with --vmlinuz and --modules DIR: DIR holds
+# its installed modules (modules.dep and all), and the guest sees it at
+# /lib/modules/<release> (a tmpfs over the read-only /lib/modules, with DIR
+# bind-mounted into it), so modprobe works there.  Without --modules the
+# guest uses the host's /lib/modules as it is.
 #
 # Exit status: the command's; 124 on --timeout; 125 when the guest never
 # reached user space (after 2 retries); 126 when the guest died while the
@@ -37,11 +45,11 @@ readonly SHARE_9P_OPTS=trans=virtio,version=9p2000.L,cache=mmap,msize=512000
 die() { echo "guest.sh: $*" >&2; exit 2; }
 
 usage() {
-	sed -n '4,5p' "$0" | sed 's/^# \{0,3\}//' >&2
+	sed -n '4,6p' "$0" | sed 's/^# \{0,3\}//' >&2
 	exit 2
 }
 
-kernel='' vmlinuz='' vmlinuz_given=0 timeout=600 mem=1024 log=''
+kernel='' vmlinuz='' vmlinuz_given=0 timeout=600 mem=1024 log='' moddir=''
 shares=()
 while (($#)); do
 	case $1 in
@@ -51,6 +59,7 @@ while (($#)); do
 	--mem) mem=${2-}; shift 2 || usage ;;
 	--share) shares+=("${2-}"); shift 2 || usage ;;
 	--log) log=${2-}; shift 2 || usage ;;
+	--modules) moddir=${2-}; shift 2 || usage ;;
 	--) shift; break ;;
 	-h | --help) usage ;;
 	*) die "unknown option '$1' (want -- before the command)" ;;
@@ -62,7 +71,13 @@ done
 [[ $mem =~ ^[1-9][0-9]*$ ]] || die "--mem wants MiB"
 vmlinuz=${vmlinuz:-/boot/vmlinuz-$kernel}
 [[ -r $vmlinuz ]] || die "cannot read kernel image $vmlinuz"
-[[ -d /lib/modules/$kernel ]] || die "no /lib/modules/$kernel"
+if [[ -n $moddir ]]; then
+	moddir=$(realpath -e -- "$moddir" 2>/dev/null) || die "--modules: no such directory"
+	[[ -f $moddir/modules.dep ]] || die "--modules $moddir: no modules.dep there"
+	[[ $moddir != *$'\n'* ]] || die "--modules: newline in path"
+else
+	[[ -d /lib/modules/$kernel ]] || die "no /lib/modules/$kernel"
+fi
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (run scripts/setup.sh)"
 
 # A share is mounted at its own absolute path, so resolve it now.
@@ -153,6 +168,14 @@ $bb mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts || :
 $bb mount -t tmpfs -o mode=1777 tmpfs /dev/shm || :
 $bb mkdir -p "$work"
 $bb mount -t 9p -o trans=virtio,version=9p2000.L,ro umhwork "$work" || fatal "9p mount of the work dir failed"
+# --modules: this kernel's modules are not in the host's /lib/modules.
+if [ -s "$work/modules" ]; then
+	mods=$($bb cat "$work/modules")
+	rel=$($bb uname -r)
+	$bb mount -t tmpfs -o mode=0755 tmpfs /lib/modules || fatal "mount /lib/modules failed"
+	$bb mkdir "/lib/modules/$rel"
+	$bb mount --bind "$mods" "/lib/modules/$rel" || fatal "bind mount of $mods failed"
+fi
 while IFS= read -r line; do
 	tag=${line%% *} dir=${line#* }
 	$bb mkdir -p "$dir" || fatal "mkdir $dir failed"
@@ -192,7 +215,14 @@ build_initramfs() {
 	[[ $(LC_ALL=C ldd "$bb" 2>&1) == *'not a dynamic'* ]] ||
 		die "$bb is not static (install busybox-static)"
 	# Load order from modprobe; "builtin" lines (6.12) need nothing.
-	mods=$(modprobe -S "$kernel" -a --show-depends virtio_pci 9pnet_virtio 9p |
+	# With --modules, modprobe reads them through a root of our own.
+	local -a dopt=()
+	if [[ -n $moddir ]]; then
+		mkdir -p "$work/modroot/lib/modules"
+		ln -s -- "$moddir" "$work/modroot/lib/modules/$kernel"
+		dopt=(-d "$work/modroot")
+	fi
+	mods=$(modprobe "${dopt[@]}" -S "$kernel" -a --show-depends virtio_pci 9pnet_virtio 9p |
 		awk '$1 == "insmod" && !seen[$2]++ { print $2 }')
 	key=$({
 		printf '%s\n' "$STAGE1" "$STAGE2" "$mods"
@@ -305,6 +335,7 @@ if (($# == 1)); then cmd=$1; else cmd=$(printf '%q ' "$@"); fi
 	printf '%s\n' "$cmd"
 } >"$work/share/cmd.sh"
 : >"$work/share/shares"
+printf '%s' "$moddir" >"$work/share/modules"
 for i in "${!shares[@]}"; do
 	printf 'share%d %s\n' "$i" "${shares[i]}" >>"$work/share/shares"
 done
