@@ -1,17 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build.sh KERNEL_RELEASE: build everything a guest runs, for one Debian
-# kernel, out of tree in build/<release>/ (so the 6.1 and 6.12 builds
-# coexist): the echo sample (glibc and musl helpers), the test modules, the
-# tutorial's module and the static tools (tests/guest/*.c).  Used by
-# run.sh and scripts/demo.sh.
+# build.sh KERNEL_RELEASE [KERNEL_BUILD_DIR]: build everything a guest
+# runs, for one kernel, out of tree in build/<release>/ (so the 6.1, 6.12
+# and debug builds coexist): the echo sample (glibc and musl helpers), the
+# test modules, the tutorial's module and the static tools
+# (tests/guest/*.c).  The kernel build tree defaults to
+# /lib/modules/<release>/build (a Debian kernel's headers); the debug
+# kernel passes its O= tree from scripts/debug-kernel.sh.  Used by run.sh
+# and scripts/demo.sh.
 set -euo pipefail
 
-kver=${1:?usage: build.sh KERNEL_RELEASE}
+kver=${1:?usage: build.sh KERNEL_RELEASE [KERNEL_BUILD_DIR]}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build/$kver
-kdir=/lib/modules/$kver/build
+kdir=${2:-/lib/modules/$kver/build}
 
 [ -d "$kdir" ] || { echo "build.sh: no headers for $kver in $kdir (run scripts/setup.sh)" >&2; exit 1; }
 

@@ -6,20 +6,52 @@
 # side), boot that kernel in QEMU and run the guest suites in it.
 # Suites: echo (default), or paths of scripts (see below).  Prints their
 # output (TAP for the test suites).
+#
+# run.sh --debug [SUITE...]: the same on the debug kernel of
+# scripts/debug-kernel.sh (KASAN, lockdep, DEBUG_ATOMIC_SLEEP, kmemleak),
+# built on first use and cached.  The suites run between
+# kdebug_baseline.sh (kmemleak baseline) and kdebug_check.sh, which
+# reports, as TAP, whether the debug options are really active and
+# whether the kernel reported anything while the suites ran.
 set -euo pipefail
 
-kver=${1:?usage: run.sh KERNEL_RELEASE [SUITE...]}
-shift
-suites=("${@:-echo}")
 root=$(cd "$(dirname "$0")/../.." && pwd)
+debug=0
+if [[ ${1-} == --debug ]]; then
+	debug=1
+	shift
+	info=$("$root/scripts/debug-kernel.sh")
+	release='' kbuild='' image='' moddir=''
+	while IFS='=' read -r k v; do
+		case $k in
+		release) release=$v ;;
+		build) kbuild=$v ;;
+		image) image=$v ;;
+		modules) moddir=$v ;;
+		esac
+	done <<<"$info"
+	[[ -n $release && -n $kbuild && -n $image && -n $moddir ]] ||
+		{ echo "run.sh: debug-kernel.sh printed no kernel:" >&2; echo "$info" >&2; exit 1; }
+	kver=$release
+else
+	kver=${1:?usage: run.sh KERNEL_RELEASE|--debug [SUITE...]}
+	shift
+fi
+suites=("${@:-echo}")
 out=$root/build/$kver
 
-"$root/tests/guest/build.sh" "$kver"
+if ((debug)); then
+	echo "run.sh: building the modules for $kver against $kbuild" >&2
+	"$root/tests/guest/build.sh" "$kver" "$kbuild"
+else
+	"$root/tests/guest/build.sh" "$kver"
+fi
 
 # A suite is a name (tests/guest/<name>_tests.sh) or the path of a script,
 # which is copied into the shared build tree so the guest can see it
 # wherever the repository lives.  Each runs as: bash SCRIPT BUILD_DIR.
 script=
+((debug)) && script+="bash $out/tests/guest/kdebug_baseline.sh $out; "
 for s in "${suites[@]}"; do
 	if [[ $s == */* ]]; then
 		mkdir -p "$out/extra"
@@ -29,5 +61,14 @@ for s in "${suites[@]}"; do
 		script+="bash $out/tests/guest/${s}_tests.sh $out; "
 	fi
 done
+if ((debug)); then
+	script+="bash $out/tests/guest/kdebug_check.sh $out; "
+	# KASAN, lockdep and kmemleak slow the guest down several times, its
+	# boot too (60 s is guest.sh's default deadline).
+	export UMH_GUEST_BOOT_TIMEOUT=${UMH_GUEST_BOOT_TIMEOUT:-180}
+	exec "$root/tests/qemu/guest.sh" --kernel "$kver" --vmlinuz "$image" \
+		--modules "$moddir" --timeout 3000 \
+		--share "$out" --log "$out/console.log" -- "$script"
+fi
 exec "$root/tests/qemu/guest.sh" --kernel "$kver" --timeout 1500 \
 	--share "$out" --log "$out/console.log" -- "$script"

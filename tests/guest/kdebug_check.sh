@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kdebug_check.sh BUILD_DIR: runs INSIDE a debug-kernel guest (run.sh
+# --debug) after the suites.  Prints TAP: the debug options are really on
+# (a kernel that lost one would pass everything while checking nothing),
+# and the kernel reported no memory error, locking problem, sleep in
+# atomic context or leak.  Each report found is printed as TAP comments.
+#
+# That these tests can fail is to be shown by hand with a throwaway module
+# (use after free, dropped kmalloc, msleep under a spinlock, AB-BA
+# mutexes); see Documentation/testing.rst for the result.
+set -u
+: "${1:?usage: kdebug_check.sh BUILD_DIR}"
+# shellcheck source=tests/guest/lib.sh
+. "$(dirname "$0")/lib.sh"
+KML=/sys/kernel/debug/kmemleak
+ST=/tmp/umh-kdebug
+
+# What counts as a report: KASAN, lockdep (every "WARNING: ..." it prints,
+# RCU checking included), sleep-in-atomic, and the lock debugging BUGs.
+REPORTS='BUG: KASAN|WARNING: possible circular locking|possible recursive locking|BUG: sleeping function called from invalid context|BUG: scheduling while atomic|inconsistent lock state|WARNING: possible irq lock inversion|WARNING: .*lock.* held|WARNING: suspicious RCU usage|WARNING: bad unlock balance|BUG: held lock freed|INFO: trying to register non-static key|DEBUG_LOCKS_WARN_ON|BUG: MAX_LOCK|BUG: spinlock|BUG: rwlock|BUG: workqueue leaked lock'
+
+test_kasan_on() {
+	dmesg | grep -q 'KernelAddressSanitizer initialized' ||
+		fail "no 'KernelAddressSanitizer initialized' in dmesg"
+}
+# debug_locks drops to 0 when lockdep turns itself off (after its first
+# report, or when it runs out of room): then it validates nothing more.
+test_lockdep_on() {
+	[ -r /proc/lockdep ] || fail "no /proc/lockdep: lockdep not built in"
+	grep -q 'debug_locks: *1' /proc/lockdep_stats ||
+		fail "lockdep is off: $(grep debug_locks /proc/lockdep_stats)"
+}
+test_kmemleak_on() {
+	[ -w "$KML" ] || fail "no writable $KML"
+	[ -f "$ST/boot-leaks" ] || fail "kdebug_baseline.sh did not run"
+	# A disabled kmemleak refuses the write.
+	echo scan >"$KML" 2>&1 || fail "kmemleak refuses to scan (disabled? see dmesg)"
+}
+# Print each report with the 20 lines that follow it (the call trace).
+test_no_reports() {
+	local start out
+	start=$(cat "$ST/dmesg-start" 2>/dev/null || echo 0)
+	out=$(dmesg | awk -v re="$REPORTS" -v start="$start" '
+		$0 ~ re { left = 21; where = NR <= start ? "boot" : "suites"
+			print "---- during " where ":" }
+		left > 0 { print; left-- }')
+	[ -z "$out" ] || fail "$out"
+}
+# Reports only objects lost since the baseline's clear.  Objects younger
+# than 5 s are skipped, so wait that long first; then scan twice: an
+# object whose only pointer was in a register or in flight during one scan
+# is found referenced in the next, and kmemleak lists only objects the
+# latest scan still found unreferenced.
+test_no_leaks() {
+	local out
+	sleep 6
+	echo scan >"$KML" || fail "scan failed"
+	sleep 1
+	echo scan >"$KML" || fail "scan failed"
+	out=$(cat "$KML")
+	[ -z "$out" ] || fail "$out"
+}
+
+t "debug kernel: KASAN is on" test_kasan_on
+t "debug kernel: lockdep is on and still validating" test_lockdep_on
+t "debug kernel: kmemleak is on" test_kmemleak_on
+t "debug kernel: no KASAN, lockdep, RCU or sleep-in-atomic report in dmesg" test_no_reports
+t "debug kernel: no kmemleak report after the suites" test_no_leaks
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
