@@ -43,9 +43,15 @@ run_suite() {
 run_suite "unit" make -s -C tests/unit check
 run_suite "kbuild" tests/kbuild/run.sh
 run_suite "lint" scripts/lint.sh
+# The guest suites, run on each Debian kernel and on the debug kernel.
+guest_suites=(echo tutorial)
 for k in $(scripts/kernels.sh); do
-	run_suite "guest $k" tests/guest/run.sh "$k" echo tutorial
+	run_suite "guest $k" tests/guest/run.sh "$k" "${guest_suites[@]}"
 done
+# The same suites on a 6.1 kernel with KASAN, lockdep, DEBUG_ATOMIC_SLEEP and
+# kmemleak (scripts/debug-kernel.sh: built on first use, ~10-15 minutes on
+# 2 cores, then cached), plus a final check that the kernel reported nothing.
+run_suite "guest debug-6.1" tests/guest/run.sh --debug "${guest_suites[@]}"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
