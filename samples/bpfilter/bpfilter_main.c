@@ -46,6 +46,14 @@ static unsigned int timeout_ms = 10000;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "helper call timeout (ms)");
 
+static unsigned int max_restarts = 5;
+module_param(max_restarts, uint, 0444);
+MODULE_PARM_DESC(max_restarts, "helper restarts allowed per restart window");
+
+static unsigned int restart_window_ms = 60000;
+module_param(restart_window_ms, uint, 0444);
+MODULE_PARM_DESC(restart_window_ms, "restart window (ms)");
+
 static struct umh_blob *bpf_ub;
 
 /* Serialises the changing commands, as netfilter's table mutex does. */
@@ -605,6 +613,8 @@ static int __init bpfilter_init(void)
 		.proto = &bpfilter_umh_proto,
 		.call_timeout_ms = timeout_ms,
 		.max_payload = BPFILTER_MAX_PAYLOAD,
+		.max_restarts = max_restarts,
+		.restart_window_ms = restart_window_ms,
 		.on_start = bpf_on_start,
 	};
 	int ret;
