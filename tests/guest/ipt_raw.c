@@ -113,23 +113,32 @@ static int set_raw(int opt, const void *data, size_t copy, socklen_t len)
 	return err;
 }
 
-/* getsockopt into a len-byte buffer that starts as a copy of in. */
-static int get_raw(int opt, const void *in, size_t inlen, void *out,
-		   socklen_t len)
+/*
+ * getsockopt into a buffer of alloc bytes that starts as a copy of in, len
+ * declared.
+ */
+static int get_short(int opt, const void *in, size_t inlen, void *out,
+		     size_t alloc, socklen_t len)
 {
 	struct gbuf g;
-	unsigned char *p = gb_get(&g, len);
+	unsigned char *p = gb_get(&g, alloc);
 	socklen_t l = len;
 	int err = 0;
 
-	memset(p, 0, len);
-	memcpy(p, in, inlen < len ? inlen : len);
+	memset(p, 0, alloc);
+	memcpy(p, in, inlen < alloc ? inlen : alloc);
 	if (getsockopt(sock, IPPROTO_IP, opt, p, &l))
 		err = errno;
 	else if (out)
-		memcpy(out, p, len);
+		memcpy(out, p, alloc);
 	gb_put(&g);
 	return err;
+}
+
+static int get_raw(int opt, const void *in, size_t inlen, void *out,
+		   socklen_t len)
+{
+	return get_short(opt, in, inlen, out, len, len);
 }
 
 /* ---- the table as read ---- */
@@ -598,6 +607,41 @@ static void case_replace(const char *name, struct tb *b)
 	case_replace_len(name, b, len, len);
 }
 
+/*
+ * A valid replace whose counters pointer is not writable: netfilter
+ * replaces the table and only warns that it could not copy the counters
+ * back.  The case says the errno and whether the table was replaced.
+ */
+static void bad_counters_ptr_case(void)
+{
+	static struct tb b;
+	size_t len;
+	unsigned char *req;
+	struct snap s;
+	int err, applied = 0;
+
+	build_rule(&b, R_TCP);
+	b.r.counters = (struct xt_counters *)16;	/* never mapped */
+	len = sizeof(b.r) + b.len;
+	req = malloc(len);
+	if (!req)
+		die("out of memory");
+	memcpy(req, &b.r, sizeof(b.r));
+	memcpy(req + sizeof(b.r), b.buf, b.len);
+	err = set_raw(IPT_SO_SET_REPLACE, req, len, len);
+	free(req);
+	if (!read_table("filter", &s)) {
+		applied = s.info.num_entries == b.r.num_entries;
+		free(s.entries);
+	}
+	if (applied)
+		cur_number = b.r.num_entries;
+	printf("replace_counters_ptr_unmapped %s %s\n", errname(err),
+	       applied ? "applied" : "not-applied");
+	if (applied)
+		result("replace_counters_ptr_unmapped_undo", restore_start());
+}
+
 static void set_replace_cases(void)
 {
 	static struct tb b;
@@ -609,6 +653,8 @@ static void set_replace_cases(void)
 	case_replace_len("replace_len_short", &b, sizeof(b.r) - 1, sizeof(b.r) - 1);
 	case_replace_len("replace_len_header_only", &b, sizeof(b.r), sizeof(b.r));
 	case_replace_len("replace_len_lt_size", &b, len - 8, len - 8);
+	case_replace_len("replace_buffer_unmapped_tail", &b, len - 8, len);
+	case_replace_len("replace_buffer_unmapped_header", &b, sizeof(b.r) - 8, len);
 
 	build_filter(&b);
 	b.r.num_counters = 0;
@@ -763,6 +809,8 @@ static void set_replace_cases(void)
 	memset(b.r.name, 'x', sizeof(b.r.name));
 	memcpy(b.r.name, "filter", 6);
 	case_replace("table_name_no_nul", &b);
+
+	bad_counters_ptr_case();
 }
 
 /* Valid replaces: each leaves the table as it was at start, or restores it. */
@@ -888,6 +936,8 @@ static void add_counters_cases(void)
 	result("add_counters_unknown_table",
 	       set_raw(IPT_SO_SET_ADD_COUNTERS, ci, len, len));
 	snprintf(ci->name, sizeof(ci->name), "filter");
+	result("add_counters_buffer_unmapped_tail",
+	       set_raw(IPT_SO_SET_ADD_COUNTERS, ci, len - 8, len));
 	result("add_counters_valid_zero",
 	       set_raw(IPT_SO_SET_ADD_COUNTERS, ci, len, len));
 	free(ci);
@@ -906,6 +956,8 @@ static void get_cases(void)
 	result("get_info_len_long", get_raw(IPT_SO_GET_INFO, &gi, sizeof(gi), NULL, sizeof(gi) + 1));
 	result("get_info_len_zero", get_raw(IPT_SO_GET_INFO, &gi, sizeof(gi), NULL, 0));
 	result("get_info_valid", get_raw(IPT_SO_GET_INFO, &gi, sizeof(gi), NULL, sizeof(gi)));
+	result("get_info_buffer_unmapped_tail",
+	       get_short(IPT_SO_GET_INFO, &gi, sizeof(gi), NULL, sizeof(gi) - 8, sizeof(gi)));
 	snprintf(gi.name, sizeof(gi.name), "bogus");
 	result("get_info_unknown_table", get_raw(IPT_SO_GET_INFO, &gi, sizeof(gi), NULL, sizeof(gi)));
 	snprintf(gi.name, sizeof(gi.name), "nat");
@@ -931,6 +983,9 @@ static void get_cases(void)
 	snprintf(ge.name, sizeof(ge.name), "bogus");
 	result("get_entries_unknown_table", get_raw(IPT_SO_GET_ENTRIES, &ge, sizeof(ge), NULL, sizeof(ge) + size));
 	snprintf(ge.name, sizeof(ge.name), "filter");
+	result("get_entries_buffer_unmapped_tail",
+	       get_short(IPT_SO_GET_ENTRIES, &ge, sizeof(ge), NULL, sizeof(ge) + size - 8,
+			 sizeof(ge) + size));
 	result("get_entries_valid", get_raw(IPT_SO_GET_ENTRIES, &ge, sizeof(ge), NULL, sizeof(ge) + size));
 
 	static const struct {
