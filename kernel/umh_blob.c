@@ -32,6 +32,11 @@
  * - Anything unexpected from the helper (bad header, unknown id, wrong
  *   size, EOF) kills that generation; pending calls fail, and a restart is
  *   scheduled with backoff, up to max_restarts per window.
+ *
+ * - The helper confines itself (<umh_sdk/sandbox.h>) before its first
+ *   request.  The kernel side holds the helper's task_struct, so that once
+ *   the helper is gone it can tell how it ended: SIGSYS is a system call its
+ *   seccomp filter refused, logged and counted in sandbox_kills.
  */
 #define pr_fmt(fmt) "umh: " fmt
 
@@ -48,8 +53,11 @@
 #include <linux/pid.h>
 #include <linux/poll.h>
 #include <linux/ratelimit.h>
+#include <linux/cred.h>
 #include <linux/refcount.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seccomp.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -106,6 +114,7 @@ struct umh_proc {
 	struct umh_blob *ub;
 	unsigned int gen;
 	struct pid *pid;
+	struct task_struct *task; /* the helper, held to read how it ended */
 	struct file *tx;	/* write end of the request FIFO */
 	struct file *tx_keep;	/* extra read end: no SIGPIPE, ever */
 	struct file *rx;	/* read end of the reply FIFO */
@@ -158,7 +167,7 @@ struct umh_blob {
 	struct delayed_work health_work;
 	atomic_t nprocs;		/* generations not yet released */
 
-	atomic64_t calls, failures, timeouts, violations;
+	atomic64_t calls, failures, timeouts, violations, sandbox_kills;
 	atomic_t restarts;
 	int last_error;
 };
@@ -233,6 +242,8 @@ static void umh_proc_release(struct kref *kref)
 	if (p->err)
 		fput(p->err);
 	put_pid(p->pid);
+	if (p->task)
+		put_task_struct(p->task);
 	kfree(p);
 	if (atomic_dec_and_test(&ub->nprocs))
 		wake_up_var(&ub->nprocs);
@@ -354,11 +365,41 @@ static void umh_wait_gone(struct umh_proc *p)
 		usleep_range(500, 1000);
 }
 
+/*
+ * Say how a helper that is gone ended, unless we killed it.  do_exit()
+ * stores the exit code before it closes the helper's files (so before the
+ * reader sees EOF) and nothing changes it afterwards; the task_struct is
+ * ours until the generation is released, though kthreadd reaps the helper
+ * at once.  A seccomp kill (SECCOMP_RET_KILL_PROCESS) ends the whole group
+ * with SIGSYS, which the helper cannot catch, block or ignore.
+ */
+static void umh_report_exit(struct umh_proc *p)
+{
+	int code, sig;
+
+	if (!p->task || !READ_ONCE(p->task->exit_state))
+		return;
+	code = READ_ONCE(p->task->exit_code);
+	sig = code & 0x7f;
+	if (sig == SIGSYS) {
+		atomic64_inc(&p->ub->sandbox_kills);
+		pr_err("%s: helper pid %d killed by seccomp (SIGSYS): system call not allowed by its sandbox\n",
+		       p->ub->name, pid_nr(p->pid));
+	} else if (sig && sig != SIGKILL) {
+		pr_warn("%s: helper pid %d killed by signal %d%s\n", p->ub->name,
+			pid_nr(p->pid), sig, code & 0x80 ? " (core dumped)" : "");
+	} else if (!sig && code) {
+		pr_warn("%s: helper pid %d exited with status %d\n", p->ub->name,
+			pid_nr(p->pid), (code >> 8) & 0xff);
+	}
+}
+
 /* Stop a generation for good; the caller still owns its reference. */
 static void umh_proc_teardown(struct umh_proc *p)
 {
 	umh_proc_fail(p, -ESHUTDOWN);
 	umh_wait_gone(p);
+	umh_report_exit(p);
 	if (p->reader)
 		kthread_stop(p->reader);
 }
@@ -679,6 +720,7 @@ static int umh_child_init(struct subprocess_info *info, struct cred *new)
 	}
 	fd_install(3, get_file(p->ub->exe));
 	p->pid = get_task_pid(current, PIDTYPE_TGID);
+	p->task = get_task_struct(current);
 	return 0;
 }
 
@@ -1444,6 +1486,52 @@ static ssize_t violations_show(struct kobject *k, struct kobj_attribute *a,
 			  atomic64_read(&to_umh_blob(k)->violations));
 }
 
+static ssize_t sandbox_kills_show(struct kobject *k, struct kobj_attribute *a,
+				  char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&to_umh_blob(k)->sandbox_kills));
+}
+
+/*
+ * What the running helper's confinement looks like from the kernel: the
+ * same facts as NoNewPrivs, Seccomp and CapEff in /proc/<pid>/status, for
+ * a quick look (and an alarm if "seccomp=off").
+ */
+static ssize_t sandbox_show(struct kobject *k, struct kobj_attribute *a,
+			    char *buf)
+{
+	struct umh_blob *ub = to_umh_blob(k);
+	struct task_struct *t = NULL;
+	kernel_cap_t eff;
+	int mode = 0;
+	bool nnp;
+	u64 caps = 0;
+	int i;
+
+	mutex_lock(&ub->lock);
+	if (ub->proc && !READ_ONCE(ub->proc->dead) && ub->proc->task)
+		t = get_task_struct(ub->proc->task);
+	mutex_unlock(&ub->lock);
+	if (!t)
+		return sysfs_emit(buf, "none\n");
+#ifdef CONFIG_SECCOMP
+	mode = READ_ONCE(t->seccomp.mode);
+#endif
+	nnp = task_no_new_privs(t);
+	rcu_read_lock();
+	eff = __task_cred(t)->cap_effective;
+	rcu_read_unlock();
+	put_task_struct(t);
+	/* kernel_cap_t is a u64 from 6.3, two u32 before. */
+	for (i = 0; i <= CAP_LAST_CAP; i++)
+		if (cap_raised(eff, i))
+			caps |= 1ULL << i;
+	return sysfs_emit(buf, "seccomp=%s no_new_privs=%d cap_eff=%016llx\n",
+			  mode == SECCOMP_MODE_FILTER ? "filter" :
+			  mode ? "other" : "off", nnp, caps);
+}
+
 static ssize_t last_error_show(struct kobject *k, struct kobj_attribute *a,
 			       char *buf)
 {
@@ -1466,6 +1554,8 @@ static struct kobj_attribute umh_attr_calls = __ATTR_RO(calls);
 static struct kobj_attribute umh_attr_failures = __ATTR_RO(failures);
 static struct kobj_attribute umh_attr_timeouts = __ATTR_RO(timeouts);
 static struct kobj_attribute umh_attr_violations = __ATTR_RO(violations);
+static struct kobj_attribute umh_attr_sandbox_kills = __ATTR_RO(sandbox_kills);
+static struct kobj_attribute umh_attr_sandbox = __ATTR_RO(sandbox);
 static struct kobj_attribute umh_attr_last_error = __ATTR_RO(last_error);
 static struct kobj_attribute umh_attr_protocol = __ATTR_RO(protocol);
 
@@ -1478,6 +1568,8 @@ static struct attribute *umh_attrs[] = {
 	&umh_attr_failures.attr,
 	&umh_attr_timeouts.attr,
 	&umh_attr_violations.attr,
+	&umh_attr_sandbox_kills.attr,
+	&umh_attr_sandbox.attr,
 	&umh_attr_last_error.attr,
 	&umh_attr_protocol.attr,
 	NULL,
