@@ -519,13 +519,13 @@ static int umh_rx_header(struct umh_proc *p)
 	spin_unlock(&p->lock);
 	return umh_violation(p, "reply to no pending request", h->id, h->op);
 found:
-	if (call->op != h->op) {
+	ret = umh_rep_check(h, call->op, call->rep_cap, call->fixed);
+	if (ret == -EBADMSG) {
 		spin_unlock(&p->lock);
 		return umh_violation(p, "reply op differs from request",
 				     h->op, call->op);
 	}
-	if (!h->status && (h->len > call->rep_cap ||
-			   (call->fixed && h->len != call->rep_cap))) {
+	if (ret) {
 		spin_unlock(&p->lock);
 		return umh_violation(p, "reply size does not fit the op",
 				     h->len, call->rep_cap);

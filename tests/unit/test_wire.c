@@ -357,11 +357,36 @@ static void test_op_checks(void)
 	   "VV reply 4 GiB + 10 -EBADMSG (64-bit length)");
 }
 
+/* umh_rep_check(): the kernel's check of a reply against its request. */
+static void test_rep_check(void)
+{
+	struct umh_hdr h = rep_hdr();
+
+	h.op = 3;
+	h.len = 8;
+	is(umh_rep_check(&h, 3, 8, true), 0, "rep_check: fixed reply of exactly rep_cap");
+	is(umh_rep_check(&h, 2, 8, true), -EBADMSG, "rep_check: other op -EBADMSG");
+	is(umh_rep_check(&h, 3, 9, true), -EMSGSIZE, "rep_check: fixed reply shorter than rep_cap -EMSGSIZE");
+	is(umh_rep_check(&h, 3, 7, true), -EMSGSIZE, "rep_check: fixed reply longer than rep_cap -EMSGSIZE");
+	is(umh_rep_check(&h, 3, 8, false), 0, "rep_check: variable reply of rep_cap accepted");
+	is(umh_rep_check(&h, 3, 100, false), 0, "rep_check: variable reply below rep_cap accepted");
+	is(umh_rep_check(&h, 3, 7, false), -EMSGSIZE, "rep_check: variable reply past rep_cap -EMSGSIZE");
+	h.len = 0;
+	is(umh_rep_check(&h, 3, 0, false), 0, "rep_check: empty variable reply, rep_cap 0");
+	h.status = -EIO;
+	is(umh_rep_check(&h, 3, 8, true), 0, "rep_check: error reply to a fixed op (no payload)");
+	h.len = 0xffffffffU;
+	is(umh_rep_check(&h, 3, 8, true), 0,
+	   "rep_check: error reply's len is umh_hdr_check()'s business");
+	is(umh_rep_check(&h, 4, 8, true), -EBADMSG, "rep_check: error reply to another op -EBADMSG");
+}
+
 int main(void)
 {
 	tap_watchdog(30);
 	test_layout();
 	test_hdr_check();
+	test_rep_check();
 	test_proto_table();
 	test_proto_op();
 	test_op_checks();
