@@ -1514,6 +1514,10 @@ static int umh_check_config(const struct umh_blob_config *cfg, size_t size)
 	if (cfg->max_payload > UMH_ABS_MAX_PAYLOAD ||
 	    cfg->max_restarts > UMH_MAX_RESTARTS_CAP)
 		return -EINVAL;
+	/* A smaller cap would refuse the protocol's own fixed frames. */
+	if (cfg->max_payload &&
+	    cfg->max_payload < umh_proto_min_payload(cfg->proto))
+		return -EINVAL;
 	return 0;
 }
 
