@@ -81,6 +81,27 @@ static inline void *fuzz_alloc(size_t len)
 	return p;
 }
 
+/*
+ * Read @len bytes at @p for real: a read whose result is unused would be
+ * optimised away, and with it AddressSanitizer's check of it.
+ */
+static inline void fuzz_read(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	unsigned int sum = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		sum += b[i];
+	__asm__ __volatile__("" : : "r"(sum));
+}
+
+/* Make the bytes at @p count as used, so that stores to them stay. */
+static inline void fuzz_escape(const void *p)
+{
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #endif /* _UMH_FUZZ_H */

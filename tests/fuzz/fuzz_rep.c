@@ -112,6 +112,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (umh_rep_check(&h, c->op, c->rep_cap, c->fixed))
 			break;			/* wrong op or size */
 
+		c->pending = false;
+		/* the reader copies into call->rep + rgot, rep_len = rgot */
+		got = h.len < in.left ? h.len : in.left;
+		if (got)
+			memcpy(c->rep, in.p, got);
+		fuzz_escape(c->rep);
+		in.p += got;
+		in.left -= got;
 		/* what the caller is promised */
 		FUZZ_CHECK(h.status <= 0 && h.status >= -UMH_MAX_STATUS_ERRNO);
 		FUZZ_CHECK(h.len <= cap);
@@ -123,13 +131,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			FUZZ_CHECK(h.len == sizeof(struct umh_hello));
 		}
-		c->pending = false;
-		/* the reader copies into call->rep + rgot, rep_len = rgot */
-		got = h.len < in.left ? h.len : in.left;
-		if (got)
-			memcpy(c->rep, in.p, got);
-		in.p += got;
-		in.left -= got;
 		if (got < h.len)
 			break;			/* -EPIPE */
 	}

@@ -28,27 +28,12 @@ static const struct umh_proto *protos[] = {
 	&echo_umh_proto, &bpfilter_umh_proto,
 };
 
-/* Largest fixed request of both protocols, read through this buffer. */
-union fixed_req {
-	struct umh_hello hello;
-	struct echo_ping ping;
-	struct echo_add add;
-	struct echo_sleep sleep;
-	struct echo_tag tag;
-	struct ipt_getinfo getinfo;
-	struct ipt_get_entries get_entries;
-	struct bpfilter_rev_req rev;
-};
-
 static void helper_decode(const struct umh_proto *p, __u32 cap,
 			  const struct umh_hdr *h, const uint8_t *rest,
 			  size_t rest_len)
 {
 	const struct umh_op_desc *d;
-	union fixed_req fr;
 	uint8_t *payload;
-	unsigned int sum = 0;
-	size_t i;
 	int r;
 
 	r = umh_hdr_check(h, false, cap);
@@ -69,9 +54,9 @@ static void helper_decode(const struct umh_proto *p, __u32 cap,
 	payload = fuzz_dup(rest, h->len);
 
 	if (h->op == UMH_OP_HELLO) {
-		if (h->len == sizeof(fr.hello) &&
-		    h->max_reply == sizeof(fr.hello))
-			memcpy(&fr.hello, payload, sizeof(fr.hello));
+		if (h->len == sizeof(struct umh_hello) &&
+		    h->max_reply == sizeof(struct umh_hello))
+			fuzz_read(payload, sizeof(struct umh_hello));
 		free(payload);
 		return;
 	}
@@ -86,18 +71,16 @@ static void helper_decode(const struct umh_proto *p, __u32 cap,
 	if (!r && !d->rep_var && h->max_reply < d->rep_size)
 		r = -EMSGSIZE;
 	if (!r) {
+		/* a handler reads a fixed request as its whole struct */
 		if (!d->req_var) {
-			FUZZ_CHECK(d->req_size <= sizeof(fr));
-			memcpy(&fr, payload, d->req_size);
+			fuzz_read(payload, d->req_size);
 		} else {
 			FUZZ_CHECK(h->len <= d->req_size && h->len <= cap);
-			for (i = 0; i < h->len; i++)
-				sum += payload[i];
+			fuzz_read(payload, h->len);
 		}
 		/* the handler's reply bound, as umh__dispatch() sets it */
 		FUZZ_CHECK(umh_op_rep_max(d, cap) <= d->rep_size);
 	}
-	(void)sum;
 	free(payload);
 }
 
