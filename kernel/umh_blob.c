@@ -560,13 +560,13 @@ static int umh_rx_header(struct umh_proc *p)
 	spin_unlock(&p->lock);
 	return umh_violation(p, "reply to no pending request", h->id, h->op);
 found:
-	if (call->op != h->op) {
+	ret = umh_rep_check(h, call->op, call->rep_cap, call->fixed);
+	if (ret == -EBADMSG) {
 		spin_unlock(&p->lock);
 		return umh_violation(p, "reply op differs from request",
 				     h->op, call->op);
 	}
-	if (!h->status && (h->len > call->rep_cap ||
-			   (call->fixed && h->len != call->rep_cap))) {
+	if (ret) {
 		spin_unlock(&p->lock);
 		return umh_violation(p, "reply size does not fit the op",
 				     h->len, call->rep_cap);
@@ -1605,6 +1605,10 @@ static int umh_check_config(const struct umh_blob_config *cfg, size_t size)
 			return -EINVAL;
 	if (cfg->max_payload > UMH_ABS_MAX_PAYLOAD ||
 	    cfg->max_restarts > UMH_MAX_RESTARTS_CAP)
+		return -EINVAL;
+	/* A smaller cap would refuse the protocol's own fixed frames. */
+	if (cfg->max_payload &&
+	    cfg->max_payload < umh_proto_min_payload(cfg->proto))
 		return -EINVAL;
 	return 0;
 }

@@ -41,6 +41,7 @@ run_suite() {
 }
 
 run_suite "unit" make -s -C tests/unit check
+run_suite "fuzz" make -s -C tests/fuzz check
 run_suite "kbuild" tests/kbuild/run.sh
 run_suite "lint" scripts/lint.sh
 for k in $(scripts/kernels.sh); do
