@@ -30,12 +30,14 @@ not_ok() {
 
 cd "$root" || exit 1
 
-# Kernel code: everything compiled into a module.  Helpers (*_helper.c)
+# Kernel code: everything compiled into a module.  Helpers (*_helper.c,
+# and bpfilter's table code, ipt_table.[ch], which only its helper links)
 # and tools are user space and built with -Wall -Wextra -Werror instead.
+user_re='(_helper\.c|/helper\.h|samples/bpfilter/ipt_table\.[ch])$'
 kernel_c=$(ls kernel/*.c samples/*/*.c tests/modules/*.c \
-	Documentation/tutorial/*/*.c 2>/dev/null | grep -v '_helper\.c$')
+	Documentation/tutorial/*/*.c 2>/dev/null | grep -Ev "$user_re")
 kernel_h=$(ls include/umh_sdk/*.h samples/*/*.h tests/modules/*.h \
-	Documentation/tutorial/*/*.h 2>/dev/null | grep -v '/helper\.h$')
+	Documentation/tutorial/*/*.h 2>/dev/null | grep -Ev "$user_re")
 # The module trees: the top level (samples) and the test modules.
 module_dirs=". tests/modules"
 [ -d Documentation/tutorial/hello_umh ] && module_dirs+=" Documentation/tutorial/hello_umh"
