@@ -24,7 +24,16 @@ DUMP=$B/ipt_dump
 CORPUS=$B/tests/guest/bpfilter_corpus
 S=/sys/module/bpfilter/umh_bpfilter
 REAL_ONLY=${BPF_COMPARE_REAL_ONLY:-0}
-W=$(mktemp -d /tmp/bpf_compare.XXXXXX)
+# BPF_COMPARE_REAL_FROM=DIR: skip phase 1 and take its results from DIR (a
+# copy of an earlier KEEP run's directory on the same kernel; development).
+# BPF_COMPARE_KEEP=1: the transcripts go to BUILD_DIR/bpfilter_compare.out
+# and stay there (the guest's /tmp is gone when it powers off).
+if [ "${BPF_COMPARE_KEEP:-0}" = 1 ]; then
+	W=$B/bpfilter_compare.out
+	rm -rf "$W" && mkdir -p "$W"
+else
+	W=$(mktemp -d /tmp/bpf_compare.XXXXXX)
+fi
 . "$(dirname "$0")/lib.sh"
 
 # ---- what a corpus script calls ----
@@ -104,7 +113,7 @@ autoload() {	# autoload on|off: let the kernel load modules on demand
 # ip_tables, the tables and every extension module loaded since
 ipt_modules() { awk '$1 ~ /^(xt_|ipt_|iptable_)/ || $1 == "ip_tables" {print $1}' /proc/modules; }
 unload_real() {
-	local i m
+	local m
 	# A table with more rules than it started with holds a reference on
 	# its module (xt_replace_table): empty it first (one restore flushes,
 	# deletes the user chains, resets policies and counters).
@@ -113,7 +122,7 @@ unload_real() {
 			iptables-legacy-restore -c || fail "cannot empty the filter table"
 	fi
 	# /proc/modules lists the newest first, users before what they use.
-	for i in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		m=$(ipt_modules)
 		[ -z "$m" ] && return 0
 		# shellcheck disable=SC2086 # module names have no blanks
@@ -154,24 +163,23 @@ abi_probe() {
 	autoload on
 }
 
-phase() {	# phase real|bpf: run the whole corpus into $W/<phase>
-	local kind=$1 f
+# run_one real|bpf SCRIPT: a fresh table, the script, its captures, into
+# $W/<kind>/<name>.*
+run_one() {
+	local kind=$1 f=$2 o
+	o=$W/$kind/$(basename "$f" .sh)
 	mkdir -p "$W/$kind"
-	for f in "$CORPUS"/*.sh; do
-		if [ "$kind" = real ]; then
-			fresh_real >"$W/$kind/$(basename "$f" .sh).load" 2>&1
-		else
-			fresh_bpf >"$W/$kind/$(basename "$f" .sh).load" 2>&1
-		fi || { echo "load failed" >"$W/$kind/$(basename "$f" .sh).out"; continue; }
-		if [ "$kind" = bpf ]; then
-			cat $S/calls >"$W/$kind/$(basename "$f" .sh).calls0" 2>&1
-		fi
-		run_script "$f" "$W/$kind"
-		if [ "$kind" = bpf ]; then
-			cat $S/calls >"$W/$kind/$(basename "$f" .sh).calls1" 2>&1
-			ipt_modules >"$W/$kind/$(basename "$f" .sh).mods"
-		fi
-	done
+	if [ "$kind" = real ]; then
+		fresh_real >"$o.load" 2>&1
+	else
+		fresh_bpf >"$o.load" 2>&1
+	fi || { echo "load failed" >"$o.out"; return; }
+	[ "$kind" = bpf ] && cat $S/calls >"$o.calls0" 2>&1
+	run_script "$f" "$W/$kind"
+	if [ "$kind" = bpf ]; then
+		cat $S/calls >"$o.calls1" 2>&1
+		ipt_modules >"$o.mods"
+	fi
 }
 
 # ---- tests ----
@@ -191,7 +199,8 @@ test_real_fresh() {
 }
 
 test_real_phase() {
-	phase real
+	local f
+	for f in "${scripts[@]}"; do run_one real "$f"; done
 	local bad
 	bad=$(cd "$W/real" && grep -L '^\[rc=0\]$' ./*.out)
 	[ -z "$bad" ] || fail "no final capture in: $bad"
@@ -227,7 +236,6 @@ test_bpf_abi() {
 	diff -u "$W/real.abi" "$W/bpf.abi" || fail "revisions / GET_INFO differ"
 }
 
-test_bpf_phase() { phase bpf; }
 
 # compare NAME: phase 2 printed exactly what phase 1 did, and really
 # talked to bpfilter (its call counter grew, ip_tables stayed out).
@@ -264,9 +272,16 @@ test_real_all() {
 }
 
 t "corpus has at least 55 scripts, ipt_dump built" test_corpus_size
-t "real ip_tables: fresh filter table, revisions and other tables" test_real_fresh
-echo "# phase 1: ${#scripts[@]} corpus scripts on the real ip_tables"
-t "real ip_tables: every corpus script ran and was captured" test_real_phase
+if [ -n "${BPF_COMPARE_REAL_FROM:-}" ]; then
+	# development only: phase 1 as a KEEP run left it, for this kernel
+	echo "# phase 1 skipped: its results come from $BPF_COMPARE_REAL_FROM"
+	cp -a "$BPF_COMPARE_REAL_FROM"/real "$BPF_COMPARE_REAL_FROM"/real.abi \
+		"$BPF_COMPARE_REAL_FROM"/real.fresh "$W"/
+else
+	t "real ip_tables: fresh filter table, revisions and other tables" test_real_fresh
+	echo "# phase 1: ${#scripts[@]} corpus scripts on the real ip_tables"
+	t "real ip_tables: every corpus script ran and was captured" test_real_phase
+fi
 if [ "$REAL_ONLY" = 1 ]; then
 	for f in "${scripts[@]}"; do
 		cur=$(basename "$f" .sh)
@@ -279,19 +294,15 @@ else
 	t "bpfilter: fresh filter table dumps as ip_tables' does" test_bpf_fresh
 	t "bpfilter: revisions and other tables answer as ip_tables does" test_bpf_abi
 	echo "# phase 2: ${#scripts[@]} corpus scripts on bpfilter.ko"
-	t "bpfilter: every corpus script ran" test_bpf_phase
 	for f in "${scripts[@]}"; do
 		cur=$(basename "$f" .sh)
+		run_one bpf "$f"
 		t "compare: $cur" test_compare
 	done
 	t "rmmod bpfilter leaves no helper" test_bpf_unload
 fi
 t "dmesg free of WARNING/BUG/Oops/lockup reports" test_dmesg_clean
 
-# BPF_COMPARE_KEEP=1: leave the transcripts in BUILD_DIR/bpfilter_compare.out
-if [ "${BPF_COMPARE_KEEP:-0}" = 1 ]; then
-	rm -rf "$B/bpfilter_compare.out" && cp -a "$W" "$B/bpfilter_compare.out"
-fi
-rm -rf "$W"
+[ "${BPF_COMPARE_KEEP:-0}" = 1 ] || rm -rf "$W"
 echo "1..$n"
 [ $failed -eq 0 ]
