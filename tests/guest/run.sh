@@ -29,5 +29,5 @@ for s in "${suites[@]}"; do
 		script+="bash $out/tests/guest/${s}_tests.sh $out; "
 	fi
 done
-exec "$root/tests/qemu/guest.sh" --kernel "$kver" --timeout 1500 \
+exec "$root/tests/qemu/guest.sh" --kernel "$kver" --timeout 2700 \
 	--share "$out" --log "$out/console.log" -- "$script"
