@@ -225,18 +225,6 @@ test_silent() {
 		"silent: helper pid [0-9]+ did not complete the handshake within 1000 ms"
 }
 
-test_hostile() {
-	set_mark
-	insmod "$TM/hostile.ko" || fail "insmod hostile: $(dmesg_since_mark)"
-	local S=/sys/module/hostile/umh_hostile
-	dmesg_has "7 of 7 hostile cases handled" || fail "$(dmesg_since_mark)"
-	[ "$(cat $S/violations)" = 5 ] || fail "violations $(cat $S/violations)"
-	[ "$(cat $S/timeouts)" = 1 ] || fail "timeouts $(cat $S/timeouts)"
-	[ "$(cat $S/restarts)" = 7 ] || fail "restarts $(cat $S/restarts)"
-	rmmod hostile || fail "rmmod hostile"
-	no_helpers
-}
-
 t "load: helper starts, handshake, stderr in dmesg" test_load
 t "ping" test_ping
 t "add (fixed request, fixed reply)" test_add
@@ -258,7 +246,6 @@ t "blob that is not an executable: insmod fails" test_bad_blob
 t "helper that exits at once: insmod fails" test_early_exit
 t "helper with another protocol version: insmod fails" test_wrong_proto
 t "helper that never answers the handshake: insmod fails" test_silent
-t "hostile helper: every broken reply refused, counted, helper replaced" test_hostile
 t "dmesg free of WARNING/BUG/Oops/lockup reports" test_dmesg_clean
 
 echo "1..$n"
