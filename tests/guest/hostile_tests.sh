@@ -221,5 +221,6 @@ t "stops reading: a 1 MiB request and a queued call get ETIMEDOUT in time" test_
 t "rmmod leaves no helper and no reader thread" test_unload
 t "dmesg free of WARNING/BUG/Oops/lockup reports" test_dmesg_clean
 
+echo "# hostile suite: $SECONDS s"
 echo "1..$n"
 [ $failed -eq 0 ]
