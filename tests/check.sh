@@ -44,7 +44,7 @@ run_suite "unit" make -s -C tests/unit check
 run_suite "kbuild" tests/kbuild/run.sh
 run_suite "lint" scripts/lint.sh
 for k in $(scripts/kernels.sh); do
-	run_suite "guest $k" tests/guest/run.sh "$k" echo tutorial hostile
+	run_suite "guest $k" tests/guest/run.sh "$k" echo tutorial hostile faults
 done
 
 echo "$passed passed, $failed failed"
