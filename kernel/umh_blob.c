@@ -278,8 +278,9 @@ static pid_t umh_proc_pid_nr(struct umh_proc *p)
 /*
  * End a generation: fail every pending call with @err, kill the helper and
  * tell the blob.  The first reason wins; later calls are no-ops.
+ * Return: true if this call ended it (and so should count why).
  */
-static void umh_proc_fail(struct umh_proc *p, int err)
+static bool umh_proc_fail(struct umh_proc *p, int err)
 {
 	struct umh_call *call, *tmp;
 	LIST_HEAD(failed);
@@ -287,7 +288,7 @@ static void umh_proc_fail(struct umh_proc *p, int err)
 	spin_lock(&p->lock);
 	if (p->dead) {
 		spin_unlock(&p->lock);
-		return;
+		return false;
 	}
 	p->dead = err;
 	list_splice_init(&p->pending, &failed);
@@ -308,6 +309,7 @@ static void umh_proc_fail(struct umh_proc *p, int err)
 		umh_call_finish(call, err, 0);
 	}
 	spin_unlock(&p->lock);
+	return true;
 }
 
 /* A frame from the helper broke the protocol: count, say why, kill it. */
@@ -866,18 +868,23 @@ static int umh_send(struct umh_proc *p, const struct umh_hdr *hdr,
 	ret = umh_tx_wait(p, &owned, deadline);
 	if (!ret)
 		ret = umh_write_frame(p, hdr, payload, deadline, sent);
-	if (owned) {
-		clear_bit_unlock(0, &p->tx_busy);
-		wake_up_all(&p->wq);
-	}
-	if (ret && *sent) {
+	/*
+	 * End the generation before letting go of the stream: no other
+	 * sender may append a frame to one cut short.  The others did
+	 * nothing wrong: don't hand them our -EINTR.  A generation that
+	 * was over already was counted by whoever ended it.
+	 */
+	if (ret && *sent &&
+	    umh_proc_fail(p, ret == -EINTR ? -ECONNABORTED : ret)) {
 		if (ret == -ETIMEDOUT)
 			atomic64_inc(&p->ub->timeouts);
 		pr_warn_ratelimited("%s: request %u cut short (%d) after %zu bytes; killing helper pid %d\n",
 				    p->ub->name, hdr->id, ret, *sent,
 				    umh_proc_pid_nr(p));
-		/* The others did nothing wrong: don't hand them our -EINTR. */
-		umh_proc_fail(p, ret == -EINTR ? -ECONNABORTED : ret);
+	}
+	if (owned) {
+		clear_bit_unlock(0, &p->tx_busy);
+		wake_up_all(&p->wq);
 	}
 	return ret;
 }
@@ -943,12 +950,16 @@ abandon:
 			refcount_dec(&call->ref);
 		}
 		spin_unlock(&p->lock);
-		if (ret == -ETIMEDOUT) {
+		/*
+		 * -ETIMEDOUT may also be the reason another caller ended
+		 * this generation with, while we waited for the stream:
+		 * count and kill only if the deadline was ours.
+		 */
+		if (ret == -ETIMEDOUT && umh_proc_fail(p, -ETIMEDOUT)) {
 			atomic64_inc(&ub->timeouts);
 			pr_warn("%s: helper pid %d did not answer %s within its deadline; killing it\n",
 				ub->name, umh_proc_pid_nr(p),
 				op ? ub->cfg.proto->ops[op].name : "hello");
-			umh_proc_fail(p, -ETIMEDOUT);
 		}
 		umh_call_put(call);
 		return ret;
@@ -961,12 +972,12 @@ abandon:
 		wait_for_completion(&call->done);
 		if (call->cut) {
 			/* Reply started but not finished in time: hung. */
-			if (ret == -ETIMEDOUT) {
+			if (ret == -ETIMEDOUT &&
+			    umh_proc_fail(p, -ETIMEDOUT)) {
 				atomic64_inc(&ub->timeouts);
 				pr_warn("%s: helper pid %d stalled in its reply to %s; killing it\n",
 					ub->name, umh_proc_pid_nr(p),
 					op ? ub->cfg.proto->ops[op].name : "hello");
-				umh_proc_fail(p, -ETIMEDOUT);
 			}
 			umh_call_put(call);
 			return ret;

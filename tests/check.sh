@@ -46,7 +46,7 @@ run_suite "kbuild" tests/kbuild/run.sh
 run_suite "lint" scripts/lint.sh
 for k in $(scripts/kernels.sh); do
 	run_suite "guest $k" tests/guest/run.sh "$k" echo tutorial sandbox \
-		bpfilter bpfilter_restart
+		hostile faults bpfilter bpfilter_restart bpfilter_compare
 done
 
 echo "$passed passed, $failed failed"
