@@ -20,13 +20,20 @@ modules:
 
 clean:
 	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf build tests/unit/build
+	rm -rf build tests/unit/build tests/fuzz/build
 
 setup:
 	scripts/setup.sh
 
 unit:
 	$(MAKE) -C tests/unit check
+
+# make fuzz [FUZZ_SECONDS=60]: each libFuzzer target (tests/fuzz) for
+# FUZZ_SECONDS, building on what earlier runs found (tests/fuzz/build/work).
+# make check runs a short pass of the same targets.
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(MAKE) -s -C tests/fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 lint: setup
 	scripts/lint.sh
@@ -44,4 +51,4 @@ check: setup
 bench: setup
 	bench/run.sh
 
-.PHONY: all modules clean setup unit lint htmldocs demo check bench
+.PHONY: all modules clean setup unit fuzz lint htmldocs demo check bench

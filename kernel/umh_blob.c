@@ -32,6 +32,11 @@
  * - Anything unexpected from the helper (bad header, unknown id, wrong
  *   size, EOF) kills that generation; pending calls fail, and a restart is
  *   scheduled with backoff, up to max_restarts per window.
+ *
+ * - The helper confines itself (<umh_sdk/sandbox.h>) before its first
+ *   request.  The kernel side holds the helper's task_struct, so that once
+ *   the helper is gone it can tell how it ended: SIGSYS is a system call its
+ *   seccomp filter refused, logged and counted in sandbox_kills.
  */
 #define pr_fmt(fmt) "umh: " fmt
 
@@ -48,8 +53,11 @@
 #include <linux/pid.h>
 #include <linux/poll.h>
 #include <linux/ratelimit.h>
+#include <linux/cred.h>
 #include <linux/refcount.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seccomp.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -106,6 +114,7 @@ struct umh_proc {
 	struct umh_blob *ub;
 	unsigned int gen;
 	struct pid *pid;
+	struct task_struct *task; /* the helper, held to read how it ended */
 	struct file *tx;	/* write end of the request FIFO */
 	struct file *tx_keep;	/* extra read end: no SIGPIPE, ever */
 	struct file *rx;	/* read end of the reply FIFO */
@@ -158,7 +167,7 @@ struct umh_blob {
 	struct delayed_work health_work;
 	atomic_t nprocs;		/* generations not yet released */
 
-	atomic64_t calls, failures, timeouts, violations;
+	atomic64_t calls, failures, timeouts, violations, sandbox_kills;
 	atomic_t restarts;
 	int last_error;
 };
@@ -233,6 +242,8 @@ static void umh_proc_release(struct kref *kref)
 	if (p->err)
 		fput(p->err);
 	put_pid(p->pid);
+	if (p->task)
+		put_task_struct(p->task);
 	kfree(p);
 	if (atomic_dec_and_test(&ub->nprocs))
 		wake_up_var(&ub->nprocs);
@@ -267,8 +278,9 @@ static pid_t umh_proc_pid_nr(struct umh_proc *p)
 /*
  * End a generation: fail every pending call with @err, kill the helper and
  * tell the blob.  The first reason wins; later calls are no-ops.
+ * Return: true if this call ended it (and so should count why).
  */
-static void umh_proc_fail(struct umh_proc *p, int err)
+static bool umh_proc_fail(struct umh_proc *p, int err)
 {
 	struct umh_call *call, *tmp;
 	LIST_HEAD(failed);
@@ -276,7 +288,7 @@ static void umh_proc_fail(struct umh_proc *p, int err)
 	spin_lock(&p->lock);
 	if (p->dead) {
 		spin_unlock(&p->lock);
-		return;
+		return false;
 	}
 	p->dead = err;
 	list_splice_init(&p->pending, &failed);
@@ -297,6 +309,7 @@ static void umh_proc_fail(struct umh_proc *p, int err)
 		umh_call_finish(call, err, 0);
 	}
 	spin_unlock(&p->lock);
+	return true;
 }
 
 /* A frame from the helper broke the protocol: count, say why, kill it. */
@@ -354,11 +367,41 @@ static void umh_wait_gone(struct umh_proc *p)
 		usleep_range(500, 1000);
 }
 
+/*
+ * Say how a helper that is gone ended, unless we killed it.  do_exit()
+ * stores the exit code before it closes the helper's files (so before the
+ * reader sees EOF) and nothing changes it afterwards; the task_struct is
+ * ours until the generation is released, though kthreadd reaps the helper
+ * at once.  A seccomp kill (SECCOMP_RET_KILL_PROCESS) ends the whole group
+ * with SIGSYS, which the helper cannot catch, block or ignore.
+ */
+static void umh_report_exit(struct umh_proc *p)
+{
+	int code, sig;
+
+	if (!p->task || !READ_ONCE(p->task->exit_state))
+		return;
+	code = READ_ONCE(p->task->exit_code);
+	sig = code & 0x7f;
+	if (sig == SIGSYS) {
+		atomic64_inc(&p->ub->sandbox_kills);
+		pr_err("%s: helper pid %d killed by seccomp (SIGSYS): system call not allowed by its sandbox\n",
+		       p->ub->name, pid_nr(p->pid));
+	} else if (sig && sig != SIGKILL) {
+		pr_warn("%s: helper pid %d killed by signal %d%s\n", p->ub->name,
+			pid_nr(p->pid), sig, code & 0x80 ? " (core dumped)" : "");
+	} else if (!sig && code) {
+		pr_warn("%s: helper pid %d exited with status %d\n", p->ub->name,
+			pid_nr(p->pid), (code >> 8) & 0xff);
+	}
+}
+
 /* Stop a generation for good; the caller still owns its reference. */
 static void umh_proc_teardown(struct umh_proc *p)
 {
 	umh_proc_fail(p, -ESHUTDOWN);
 	umh_wait_gone(p);
+	umh_report_exit(p);
 	if (p->reader)
 		kthread_stop(p->reader);
 }
@@ -519,13 +562,13 @@ static int umh_rx_header(struct umh_proc *p)
 	spin_unlock(&p->lock);
 	return umh_violation(p, "reply to no pending request", h->id, h->op);
 found:
-	if (call->op != h->op) {
+	ret = umh_rep_check(h, call->op, call->rep_cap, call->fixed);
+	if (ret == -EBADMSG) {
 		spin_unlock(&p->lock);
 		return umh_violation(p, "reply op differs from request",
 				     h->op, call->op);
 	}
-	if (!h->status && (h->len > call->rep_cap ||
-			   (call->fixed && h->len != call->rep_cap))) {
+	if (ret) {
 		spin_unlock(&p->lock);
 		return umh_violation(p, "reply size does not fit the op",
 				     h->len, call->rep_cap);
@@ -679,6 +722,7 @@ static int umh_child_init(struct subprocess_info *info, struct cred *new)
 	}
 	fd_install(3, get_file(p->ub->exe));
 	p->pid = get_task_pid(current, PIDTYPE_TGID);
+	p->task = get_task_struct(current);
 	return 0;
 }
 
@@ -824,18 +868,23 @@ static int umh_send(struct umh_proc *p, const struct umh_hdr *hdr,
 	ret = umh_tx_wait(p, &owned, deadline);
 	if (!ret)
 		ret = umh_write_frame(p, hdr, payload, deadline, sent);
-	if (owned) {
-		clear_bit_unlock(0, &p->tx_busy);
-		wake_up_all(&p->wq);
-	}
-	if (ret && *sent) {
+	/*
+	 * End the generation before letting go of the stream: no other
+	 * sender may append a frame to one cut short.  The others did
+	 * nothing wrong: don't hand them our -EINTR.  A generation that
+	 * was over already was counted by whoever ended it.
+	 */
+	if (ret && *sent &&
+	    umh_proc_fail(p, ret == -EINTR ? -ECONNABORTED : ret)) {
 		if (ret == -ETIMEDOUT)
 			atomic64_inc(&p->ub->timeouts);
 		pr_warn_ratelimited("%s: request %u cut short (%d) after %zu bytes; killing helper pid %d\n",
 				    p->ub->name, hdr->id, ret, *sent,
 				    umh_proc_pid_nr(p));
-		/* The others did nothing wrong: don't hand them our -EINTR. */
-		umh_proc_fail(p, ret == -EINTR ? -ECONNABORTED : ret);
+	}
+	if (owned) {
+		clear_bit_unlock(0, &p->tx_busy);
+		wake_up_all(&p->wq);
 	}
 	return ret;
 }
@@ -901,12 +950,16 @@ abandon:
 			refcount_dec(&call->ref);
 		}
 		spin_unlock(&p->lock);
-		if (ret == -ETIMEDOUT) {
+		/*
+		 * -ETIMEDOUT may also be the reason another caller ended
+		 * this generation with, while we waited for the stream:
+		 * count and kill only if the deadline was ours.
+		 */
+		if (ret == -ETIMEDOUT && umh_proc_fail(p, -ETIMEDOUT)) {
 			atomic64_inc(&ub->timeouts);
 			pr_warn("%s: helper pid %d did not answer %s within its deadline; killing it\n",
 				ub->name, umh_proc_pid_nr(p),
 				op ? ub->cfg.proto->ops[op].name : "hello");
-			umh_proc_fail(p, -ETIMEDOUT);
 		}
 		umh_call_put(call);
 		return ret;
@@ -919,12 +972,12 @@ abandon:
 		wait_for_completion(&call->done);
 		if (call->cut) {
 			/* Reply started but not finished in time: hung. */
-			if (ret == -ETIMEDOUT) {
+			if (ret == -ETIMEDOUT &&
+			    umh_proc_fail(p, -ETIMEDOUT)) {
 				atomic64_inc(&ub->timeouts);
 				pr_warn("%s: helper pid %d stalled in its reply to %s; killing it\n",
 					ub->name, umh_proc_pid_nr(p),
 					op ? ub->cfg.proto->ops[op].name : "hello");
-				umh_proc_fail(p, -ETIMEDOUT);
 			}
 			umh_call_put(call);
 			return ret;
@@ -1444,6 +1497,52 @@ static ssize_t violations_show(struct kobject *k, struct kobj_attribute *a,
 			  atomic64_read(&to_umh_blob(k)->violations));
 }
 
+static ssize_t sandbox_kills_show(struct kobject *k, struct kobj_attribute *a,
+				  char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&to_umh_blob(k)->sandbox_kills));
+}
+
+/*
+ * What the running helper's confinement looks like from the kernel: the
+ * same facts as NoNewPrivs, Seccomp and CapEff in /proc/<pid>/status, for
+ * a quick look (and an alarm if "seccomp=off").
+ */
+static ssize_t sandbox_show(struct kobject *k, struct kobj_attribute *a,
+			    char *buf)
+{
+	struct umh_blob *ub = to_umh_blob(k);
+	struct task_struct *t = NULL;
+	kernel_cap_t eff;
+	int mode = 0;
+	bool nnp;
+	u64 caps = 0;
+	int i;
+
+	mutex_lock(&ub->lock);
+	if (ub->proc && !READ_ONCE(ub->proc->dead) && ub->proc->task)
+		t = get_task_struct(ub->proc->task);
+	mutex_unlock(&ub->lock);
+	if (!t)
+		return sysfs_emit(buf, "none\n");
+#ifdef CONFIG_SECCOMP
+	mode = READ_ONCE(t->seccomp.mode);
+#endif
+	nnp = task_no_new_privs(t);
+	rcu_read_lock();
+	eff = __task_cred(t)->cap_effective;
+	rcu_read_unlock();
+	put_task_struct(t);
+	/* kernel_cap_t is a u64 from 6.3, two u32 before. */
+	for (i = 0; i <= CAP_LAST_CAP; i++)
+		if (cap_raised(eff, i))
+			caps |= 1ULL << i;
+	return sysfs_emit(buf, "seccomp=%s no_new_privs=%d cap_eff=%016llx\n",
+			  mode == SECCOMP_MODE_FILTER ? "filter" :
+			  mode ? "other" : "off", nnp, caps);
+}
+
 static ssize_t last_error_show(struct kobject *k, struct kobj_attribute *a,
 			       char *buf)
 {
@@ -1466,6 +1565,8 @@ static struct kobj_attribute umh_attr_calls = __ATTR_RO(calls);
 static struct kobj_attribute umh_attr_failures = __ATTR_RO(failures);
 static struct kobj_attribute umh_attr_timeouts = __ATTR_RO(timeouts);
 static struct kobj_attribute umh_attr_violations = __ATTR_RO(violations);
+static struct kobj_attribute umh_attr_sandbox_kills = __ATTR_RO(sandbox_kills);
+static struct kobj_attribute umh_attr_sandbox = __ATTR_RO(sandbox);
 static struct kobj_attribute umh_attr_last_error = __ATTR_RO(last_error);
 static struct kobj_attribute umh_attr_protocol = __ATTR_RO(protocol);
 
@@ -1478,6 +1579,8 @@ static struct attribute *umh_attrs[] = {
 	&umh_attr_failures.attr,
 	&umh_attr_timeouts.attr,
 	&umh_attr_violations.attr,
+	&umh_attr_sandbox_kills.attr,
+	&umh_attr_sandbox.attr,
 	&umh_attr_last_error.attr,
 	&umh_attr_protocol.attr,
 	NULL,
@@ -1513,6 +1616,10 @@ static int umh_check_config(const struct umh_blob_config *cfg, size_t size)
 			return -EINVAL;
 	if (cfg->max_payload > UMH_ABS_MAX_PAYLOAD ||
 	    cfg->max_restarts > UMH_MAX_RESTARTS_CAP)
+		return -EINVAL;
+	/* A smaller cap would refuse the protocol's own fixed frames. */
+	if (cfg->max_payload &&
+	    cfg->max_payload < umh_proto_min_payload(cfg->proto))
 		return -EINVAL;
 	return 0;
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# demo.sh: build the echo sample for the Debian 6.12 kernel, boot it in a
-# QEMU guest, load the module and show the helper answering calls.
+# demo.sh: build the samples for the Debian 6.12 kernel, boot it in a QEMU
+# guest, load the echo module and show its helper answering calls, then
+# load bpfilter and program it with the unmodified iptables-legacy.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kver=$("$root/scripts/kernels.sh" | tail -n 1)
@@ -10,7 +11,7 @@ out=$root/build/$kver
 
 echo "== building for $kver (out of tree, in build/$kver)"
 "$root/tests/guest/build.sh" "$kver"
-ls -l "$out/samples/echo_umh/echo_umh.ko"
+ls -l "$out/samples/echo_umh/echo_umh.ko" "$out/samples/bpfilter/bpfilter.ko"
 
 echo "== booting $kver"
 exec "$root/tests/qemu/guest.sh" --kernel "$kver" --timeout 300 \
@@ -32,4 +33,23 @@ run grep . /sys/module/echo_umh/umh_echo/state /sys/module/echo_umh/umh_echo/res
 run rmmod echo_umh
 left=\$(for e in /proc/[0-9]*/exe; do readlink \$e; done 2>/dev/null | grep -c '^/umh-' || true)
 echo \"helper processes left after rmmod: \$left\"
+
+echo
+echo '== bpfilter: the iptables sockopt ABI, served by a helper'
+run insmod samples/bpfilter/bpfilter.ko
+run iptables-legacy -N ssh_guard
+run iptables-legacy -A ssh_guard -s 192.0.2.0/24 -m comment --comment 'lab net' -j RETURN
+run iptables-legacy -A ssh_guard -j DROP
+run iptables-legacy -A INPUT -p tcp --dport 22 -j ssh_guard
+run iptables-legacy -A INPUT -p udp -m multiport --dports 53,123 -j ACCEPT
+run iptables-legacy -L -n -v --line-numbers
+echo '# a target the sample cannot enforce is refused, and nothing changes:'
+run iptables-legacy -A INPUT -j LOG || true
+pid=\$(cat /sys/module/bpfilter/umh_bpfilter/pid)
+run kill -9 \$pid
+echo '# the module replays the ruleset into the restarted helper:'
+run iptables-legacy-save -c
+run grep . /sys/module/bpfilter/umh_bpfilter/state /sys/module/bpfilter/umh_bpfilter/restarts
+run dmesg --notime | grep -E 'bpfilter' | tail -n 6
+run rmmod bpfilter
 "

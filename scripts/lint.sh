@@ -33,7 +33,7 @@ cd "$root" || exit 1
 # Kernel code: everything compiled into a module.  Helpers (*_helper.c,
 # and bpfilter's table code, ipt_table.[ch], which only its helper links)
 # and tools are user space and built with -Wall -Wextra -Werror instead.
-user_re='(_helper\.c|/helper\.h|samples/bpfilter/ipt_table\.[ch])$'
+user_re='(_helper\.c|/helper\.h|/sandbox\.h|samples/bpfilter/ipt_table\.[ch])$'
 kernel_c=$(ls kernel/*.c samples/*/*.c tests/modules/*.c \
 	Documentation/tutorial/*/*.c 2>/dev/null | grep -Ev "$user_re")
 kernel_h=$(ls include/umh_sdk/*.h samples/*/*.h tests/modules/*.h \

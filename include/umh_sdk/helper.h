@@ -10,6 +10,8 @@
  *	#include <umh_sdk/helper.h>
  *
  *	UMH_HELPER_DEFINE(echo, ECHO_OPS)
+ *	UMH_HELPER_SANDBOX(echo, UMH_NO_CAPS,
+ *			   UMH_SYSCALLS(SYS_nanosleep, SYS_clock_nanosleep))
  *
  *	int echo_handle_ping(void *ctx, const struct echo_ping *req,
  *			     struct echo_pong *rep) { ... return 0; }
@@ -17,7 +19,10 @@
  *
  *	int main(void) { return UMH_HELPER_RUN(echo, NULL); }
  *
- * The runtime answers the SDK's handshake, validates every frame before it
+ * Before it reads the first request, the runtime confines the helper as its
+ * UMH_HELPER_SANDBOX() declaration says (capabilities, non-dumpable,
+ * no_new_privs, a seccomp allowlist; see <umh_sdk/sandbox.h>).  Then it
+ * answers the SDK's handshake, validates every frame before it
  * acts on it (header, known op, exact size of fixed requests, bound of
  * variable ones), dispatches, frames the reply and exits with status 0 on
  * EOF of fd 0 (the kernel itself ends a helper with SIGKILL; a host such as
@@ -39,11 +44,13 @@
 #include <unistd.h>
 
 #include "rpc.h"
+#include "sandbox.h"
 
 /* Exit statuses of umh_helper_run(), besides 0 for a clean EOF. */
 #define UMH_EXIT_IO		2	/* read/write error or truncated frame */
 #define UMH_EXIT_PROTO		3	/* the kernel sent a malformed frame */
 #define UMH_EXIT_NOMEM		4
+#define UMH_EXIT_SANDBOX	5	/* the sandbox could not be applied */
 
 /**
  * struct umh_out - where a handler puts a variable-length reply
@@ -351,18 +358,44 @@ static inline int umh__dispatch(struct umh__helper *h,
 	return umh__reply(h, req, status, h->out.data, h->out.len);
 }
 
+/* Apply @sb, or say loudly that there is none.  Return: 0 or -1. */
+static inline int umh__sandbox(const struct umh_sandbox *sb)
+{
+	const char *step = "declaration";
+	int ret = -EINVAL;
+
+	if (sb && sb->off) {
+		umh_err("umh: helper runs WITHOUT a sandbox: %s",
+			sb->why_off ? sb->why_off : "(no reason given)");
+		return 0;
+	}
+	if (sb)
+		ret = umh_sandbox_apply(sb, &step);
+	if (ret) {
+		umh_err("umh: cannot apply the sandbox (%s): %s", step,
+			strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
 /**
  * umh_helper_run() - serve requests until the kernel closes the channel
  * @proto:	the protocol (p##_umh_proto)
  * @handlers:	its dispatch table (p##_umh_handlers)
  * @ctx:	passed to every handler
+ * @sb:		the sandbox to apply before the first request
+ *		(p##_umh_sandbox); NULL is refused
  *
- * Usually called as UMH_HELPER_RUN(p, ctx) from main().
+ * Usually called as UMH_HELPER_RUN(p, ctx) from main().  What main() does
+ * before runs with the helper's full start-up privileges (root, every
+ * capability): keep it to set-up that reads no input.
  *
  * Return: 0 on EOF, else an UMH_EXIT_* status for exit().
  */
 static inline int umh_helper_run(const struct umh_proto *proto,
-				 const umh_handler_fn *handlers, void *ctx)
+				 const umh_handler_fn *handlers, void *ctx,
+				 const struct umh_sandbox *sb)
 {
 	struct umh__helper h;
 	struct umh_hdr req;
@@ -385,6 +418,10 @@ static inline int umh_helper_run(const struct umh_proto *proto,
 	h.ib = malloc(h.icap);
 	if (!h.ib)
 		return UMH_EXIT_NOMEM;
+	if (umh__sandbox(sb)) {
+		free(h.ib);
+		return UMH_EXIT_SANDBOX;
+	}
 
 	for (;;) {
 		int r = umh__recv(&h, &req, sizeof(req), 1);
@@ -487,8 +524,12 @@ static inline int umh_helper_run(const struct umh_proto *proto,
  * UMH_HELPER_RUN() - run protocol @p's helper loop (from main())
  * @p:		protocol name
  * @ctx:	passed to every handler
+ *
+ * Applies ``p##_umh_sandbox`` (UMH_HELPER_SANDBOX() or
+ * UMH_HELPER_UNSANDBOXED(), one of which the helper must declare) first.
  */
 #define UMH_HELPER_RUN(p, ctx)						\
-	umh_helper_run(&p##_umh_proto, p##_umh_handlers, (ctx))
+	umh_helper_run(&p##_umh_proto, p##_umh_handlers, (ctx),		\
+		       &p##_umh_sandbox)
 
 #endif /* _UMH_SDK_HELPER_H */

@@ -89,6 +89,34 @@ umh_proto_op(const struct umh_proto *p, __u32 op)
 }
 
 /**
+ * umh_proto_min_payload() - smallest payload cap that can carry a protocol
+ * @p:	protocol
+ *
+ * A fixed request or reply is always sent at its full size, and the
+ * handshake's struct umh_hello in both directions, so a channel whose cap
+ * is below the largest of them would refuse a frame of the protocol
+ * itself: the kernel side rejects such a cap when a helper is created.
+ *
+ * Return: the largest fixed request, fixed reply or handshake payload.
+ */
+static inline __u32 umh_proto_min_payload(const struct umh_proto *p)
+{
+	__u32 m = sizeof(struct umh_hello), i;
+
+	for (i = 0; i < p->n_ops; i++) {
+		const struct umh_op_desc *d = &p->ops[i];
+
+		if (!d->name)
+			continue;
+		if (!d->req_var && d->req_size > m)
+			m = d->req_size;
+		if (!d->rep_var && d->rep_size > m)
+			m = d->rep_size;
+	}
+	return m;
+}
+
+/**
  * umh_op_req_max() - largest request payload of an operation
  * @d:		operation
  * @cap:	payload cap of the channel

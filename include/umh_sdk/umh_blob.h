@@ -29,7 +29,8 @@ struct umh_blob;
  * @proto:		the protocol the helper speaks (p##_umh_proto)
  * @call_timeout_ms:	default per-call timeout (0: 5000)
  * @start_timeout_ms:	limit for exec + handshake (0: 5000)
- * @max_payload:	payload cap in both directions (0: 16 MiB)
+ * @max_payload:	payload cap in both directions (0: 16 MiB); at least
+ *			umh_proto_min_payload() of @proto
  * @max_restarts:	restarts allowed within @restart_window_ms before the
  *			helper is left down (0: 5)
  * @restart_window_ms:	window for @max_restarts (0: 60000)

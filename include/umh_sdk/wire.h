@@ -169,4 +169,30 @@ static inline int umh_hdr_check(const struct umh_hdr *h, bool reply,
 	return 0;
 }
 
+/**
+ * umh_rep_check() - check a reply header against the request it answers
+ * @h:		reply header that passed umh_hdr_check() with @reply true
+ *		and whose id is that of the request
+ * @op:		the request's op
+ * @rep_cap:	the request's reply buffer: the exact size of a fixed reply,
+ *		else the largest variable reply accepted
+ * @fixed:	the reply has a fixed size
+ *
+ * The kernel side calls this before it copies a reply's payload into the
+ * caller's buffer of @rep_cap bytes; an error reply carries no payload.
+ *
+ * Return: 0 if the payload may be copied, -EBADMSG if @h answers another
+ * op, -EMSGSIZE if a successful reply does not fit @rep_cap (or is not
+ * exactly @rep_cap bytes when @fixed).
+ */
+static inline int umh_rep_check(const struct umh_hdr *h, __u16 op,
+				__u32 rep_cap, bool fixed)
+{
+	if (h->op != op)
+		return -EBADMSG;
+	if (!h->status && (h->len > rep_cap || (fixed && h->len != rep_cap)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 #endif /* _UMH_SDK_WIRE_H */

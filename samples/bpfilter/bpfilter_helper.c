@@ -15,6 +15,12 @@
 #include <umh_sdk/helper.h>
 
 UMH_HELPER_DEFINE(bpfilter, BPFILTER_OPS)
+/*
+ * The helper only computes on the table it keeps: no capability, no system
+ * call beyond the runtime's.  A helper that loads BPF programs will need
+ * UMH_CAP(CAP_BPF) | UMH_CAP(CAP_NET_ADMIN) and SYS_bpf here.
+ */
+UMH_HELPER_SANDBOX(bpfilter, UMH_NO_CAPS, UMH_NO_SYSCALLS)
 
 static struct ipt_table filter;
 

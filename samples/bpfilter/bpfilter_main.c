@@ -39,10 +39,20 @@ UMH_BLOB_DECLARE(bpfilter);
 
 /* The one table this sample serves. */
 #define BPFILTER_TABLE		"filter"
+/* x_tables.c's limit on a table's entries and offsets (private there). */
+#define BPFILTER_XT_MAX_TABLE_SIZE	(512 * 1024 * 1024)
 
 static unsigned int timeout_ms = 10000;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "helper call timeout (ms)");
+
+static unsigned int max_restarts = 5;
+module_param(max_restarts, uint, 0444);
+MODULE_PARM_DESC(max_restarts, "helper restarts allowed per restart window");
+
+static unsigned int restart_window_ms = 60000;
+module_param(restart_window_ms, uint, 0444);
+MODULE_PARM_DESC(restart_window_ms, "restart window (ms)");
 
 static struct umh_blob *bpf_ub;
 
@@ -65,10 +75,10 @@ struct bpf_state {
 };
 
 /*
- * bpf_state is NULL until the first change: a new helper starts with the
- * table iptable_filter would create.  bpf_starts counts helper starts that
- * took a replay snapshot; both under bpf_state_lock, which is never held
- * across a helper call.
+ * bpf_state is what a new helper is given: the helper's own initial table
+ * (read once at load) until the first change.  bpf_starts counts helper
+ * starts that took a replay snapshot.  Both under bpf_state_lock, which is
+ * never held across a helper call.
  */
 static DEFINE_MUTEX(bpf_state_lock);
 static struct bpf_state *bpf_state;
@@ -186,6 +196,25 @@ static int bpf_commit(struct bpf_state *st, unsigned long starts)
 	return ret;
 }
 
+/*
+ * The helper broke the protocol after a change it may have applied: put
+ * the state the module holds back into it.  Returns @err.
+ */
+static int bpf_resync(int err)
+{
+	struct bpf_state *st = bpf_state_get(NULL);
+	int ret;
+
+	if (!st)
+		return err;
+	ret = bpf_restore(bpf_ub, st);
+	if (ret)
+		pr_err("putting the ruleset back into the helper failed: %d\n",
+		       ret);
+	bpf_state_put(st);
+	return err;
+}
+
 /* IPT_SO_SET_REPLACE: checks in the order of netfilter's do_replace(). */
 static int bpf_replace(sockptr_t arg, unsigned int len)
 {
@@ -205,15 +234,18 @@ static int bpf_replace(sockptr_t arg, unsigned int len)
 		return -ENOMEM;
 	if (tmp.num_counters == 0 || (u64)len < (u64)tmp.size + sizeof(tmp))
 		return -EINVAL;
-	if (tmp.size > BPFILTER_MAX_TABLE ||
-	    tmp.num_counters > BPFILTER_MAX_ENTRIES) {
-		pr_warn_ratelimited("%s[%d]: replace of %u bytes, %u counters: the limit is %u bytes\n",
+	if (tmp.size > BPFILTER_MAX_TABLE) {
+		pr_warn_ratelimited("%s[%d]: replace of %u bytes: the limit is %u\n",
 				    current->comm, task_pid_nr(current),
-				    tmp.size, tmp.num_counters,
-				    BPFILTER_MAX_TABLE);
+				    tmp.size, BPFILTER_MAX_TABLE);
 		return -ENOMEM;
 	}
-	/* More entries than fit: translate_table() ends in -EINVAL too. */
+	/*
+	 * translate_table() cannot allocate offsets for that many entries
+	 * (-ENOMEM); fewer that still do not fit in size end in -EINVAL.
+	 */
+	if (tmp.num_entries > BPFILTER_XT_MAX_TABLE_SIZE / sizeof(unsigned int))
+		return -ENOMEM;
 	if (tmp.num_entries > tmp.size / BPFILTER_MIN_ENTRY)
 		return -EINVAL;
 	tmp.name[sizeof(tmp.name) - 1] = '\0';
@@ -227,10 +259,19 @@ static int bpf_replace(sockptr_t arg, unsigned int len)
 	req_len = sizeof(tmp) + tmp.size;
 	st = bpf_state_alloc(tmp.num_entries, req_len +
 			     (size_t)tmp.num_entries * sizeof(struct xt_counters));
-	cap = (size_t)tmp.num_counters * sizeof(struct xt_counters);
-	old = kvmalloc(cap, GFP_KERNEL_ACCOUNT);
+	/*
+	 * No table has more entries than BPFILTER_MAX_ENTRIES: with more
+	 * counters the helper can only refuse (-EAGAIN, as netfilter does
+	 * for a count that differs from the table's), so no reply room.
+	 */
+	cap = 0;
+	old = NULL;
+	if (tmp.num_counters <= BPFILTER_MAX_ENTRIES) {
+		cap = (size_t)tmp.num_counters * sizeof(struct xt_counters);
+		old = kvmalloc(cap, GFP_KERNEL_ACCOUNT);
+	}
 	ret = -ENOMEM;
-	if (!st || !old)
+	if (!st || (cap && !old))
 		goto out;
 	memcpy(st->data, &tmp, sizeof(tmp));
 	memset(st->data + req_len, 0, st->len - req_len);
@@ -245,10 +286,10 @@ static int bpf_replace(sockptr_t arg, unsigned int len)
 	mutex_unlock(&bpf_state_lock);
 	ret = bpfilter_call_replace_tmo(bpf_ub, st->data, req_len, old, cap,
 					&rep_len, timeout_ms);
-	if (!ret && rep_len != cap) {
-		pr_err("helper returned %zu bytes of old counters, not %zu\n",
+	if (!ret && (!cap || rep_len != cap)) {
+		pr_err("helper accepted a replace but returned %zu bytes of old counters, not %zu\n",
 		       rep_len, cap);
-		ret = -EPROTO;
+		ret = bpf_resync(-EPROTO);
 	}
 	if (!ret) {
 		/* Replay form: counters for the new entries, all zero. */
@@ -318,7 +359,7 @@ static int bpf_add_counters(sockptr_t arg, unsigned int len)
 	if (!st || ack.number != st->number) {
 		pr_err("helper added %u counters to a table of %u entries\n",
 		       tmp.num_counters, cur->number);
-		ret = -EPROTO;
+		ret = bpf_resync(-EPROTO);
 		goto out_unlock;
 	}
 	ctr = bpf_state_counters(st);
@@ -572,6 +613,8 @@ static int __init bpfilter_init(void)
 		.proto = &bpfilter_umh_proto,
 		.call_timeout_ms = timeout_ms,
 		.max_payload = BPFILTER_MAX_PAYLOAD,
+		.max_restarts = max_restarts,
+		.restart_window_ms = restart_window_ms,
 		.on_start = bpf_on_start,
 	};
 	int ret;

@@ -11,6 +11,12 @@
 #include <umh_sdk/helper.h>
 
 UMH_HELPER_DEFINE(echo, ECHO_OPS)
+/*
+ * No capability, and beyond the runtime's own calls only the sleep op's:
+ * glibc's nanosleep() is clock_nanosleep, musl's is nanosleep.
+ */
+UMH_HELPER_SANDBOX(echo, UMH_NO_CAPS,
+		   UMH_SYSCALLS(SYS_nanosleep, SYS_clock_nanosleep))
 
 static __u64 served;
 static char tag[ECHO_TAG_LEN];

@@ -12,7 +12,14 @@
  *                                       reply checked against its request
  *   echo_client stress T MS             start T in-kernel calling threads
  *   echo_client bench SIZE N            N in-kernel timed echo calls:
- *                                       prints "median_ns p99_ns" 
+ *                                       prints "median_ns p99_ns"
+ *   echo_client mixed T N MAX_MS        T threads x N calls of mixed ops
+ *                                       (ping, add, echo, sleep, tag);
+ *                                       prints the count of each result;
+ *                                       fails on a wrong answer, an errno
+ *                                       outside the set a dying helper
+ *                                       may cause, or a call that took
+ *                                       longer than MAX_MS
  *
  * Exit status 0 on success; on failure the errno name is printed and the
  * status is 1.
@@ -25,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../samples/echo_umh/echo_umh_uapi.h"
@@ -136,6 +144,132 @@ static int do_concurrent(int threads, int calls)
 	return bad ? 1 : 0;
 }
 
+/*
+ * mixed: calls of every kind while something kills the helper.  A call may
+ * fail only with an errno a helper's death explains; one that succeeds
+ * must carry the right answer.
+ */
+static const int mixed_ok_errnos[] = {
+	ECONNRESET, EPIPE, EPROTO, ECONNABORTED, ETIMEDOUT, ENOTCONN,
+};
+
+struct mixed {
+	pthread_t t;
+	int id, calls;
+	long max_ms;
+	int bad;		/* wrong answers */
+	int count[512];		/* by errno; [0]: successes */
+	int other;		/* errnos >= 512 */
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void *mixed_fn(void *arg)
+{
+	struct mixed *m = arg;
+	uint64_t s = (uint64_t)m->id * 0x9e3779b97f4a7c15ULL + 7;
+	static __thread unsigned char buf[16384], want[16384];
+	int i;
+
+	for (i = 0; i < m->calls; i++) {
+		unsigned int kind = xorshift(&s) % 100;
+		long t0 = now_ms(), ms;
+		int r, e;
+
+		if (kind < 30) {
+			struct echo_ioc_ping io = { .cookie = (uint32_t)xorshift(&s) };
+
+			/* the module checks the cookie (-EPROTO if wrong) */
+			r = ioctl(dev, ECHO_IOC_PING, &io);
+		} else if (kind < 55) {
+			struct echo_ioc_add io = {
+				.a = (int64_t)xorshift(&s) >> 2,
+				.b = (int64_t)xorshift(&s) >> 2,
+			};
+
+			r = ioctl(dev, ECHO_IOC_ADD, &io);
+			if (!r && io.sum != io.a + io.b)
+				m->bad++;
+		} else if (kind < 85) {
+			size_t len = xorshift(&s) % sizeof(buf);
+			struct echo_ioc_echo io = { .buf = (uintptr_t)buf, .len = len };
+
+			fill(want, len, xorshift(&s));
+			memcpy(want, &m->id, len < 4 ? len : 4);
+			memcpy(buf, want, len);
+			r = ioctl(dev, ECHO_IOC_ECHO, &io);
+			if (!r && (io.rep_len != len || memcmp(buf, want, len)))
+				m->bad++;
+		} else if (kind < 97) {
+			struct echo_ioc_sleep io = { .ms = xorshift(&s) % 3 };
+
+			r = ioctl(dev, ECHO_IOC_SLEEP, &io);
+		} else {
+			struct echo_ioc_tag io = {};
+
+			snprintf(io.tag, sizeof(io.tag), "mixed%d", m->id);
+			r = ioctl(dev, ECHO_IOC_TAG, &io);
+		}
+		e = r ? errno : 0;
+		ms = now_ms() - t0;
+		if (ms > m->max_ms)
+			m->max_ms = ms;
+		if (e >= 0 && e < 512)
+			m->count[e]++;
+		else
+			m->other++;
+	}
+	return NULL;
+}
+
+static int do_mixed(int threads, int calls, long limit_ms)
+{
+	struct mixed *m = calloc(threads, sizeof(*m));
+	int i, e, k, bad = 0, unexpected = 0, count[512] = { 0 };
+	long max_ms = 0;
+
+	if (!m)
+		return fail("calloc");
+	for (i = 0; i < threads; i++) {
+		m[i].id = i;
+		m[i].calls = calls;
+		if (pthread_create(&m[i].t, NULL, mixed_fn, &m[i]))
+			return fail("pthread_create");
+	}
+	for (i = 0; i < threads; i++) {
+		pthread_join(m[i].t, NULL);
+		for (e = 0; e < 512; e++)
+			count[e] += m[i].count[e];
+		unexpected += m[i].other;
+		bad += m[i].bad;
+		if (m[i].max_ms > max_ms)
+			max_ms = m[i].max_ms;
+	}
+	printf("mixed %d x %d: %d answered", threads, calls, count[0]);
+	for (e = 1; e < 512; e++) {
+		if (!count[e])
+			continue;
+		printf(", %d %s", count[e], strerrorname_np(e) ?: "?");
+		for (k = 0; k < (int)(sizeof(mixed_ok_errnos) / sizeof(int)); k++)
+			if (e == mixed_ok_errnos[k])
+				break;
+		if (k == (int)(sizeof(mixed_ok_errnos) / sizeof(int)))
+			unexpected += count[e];
+	}
+	printf("; %d wrong answers, %d unexpected errors; slowest call %ld ms\n",
+	       bad, unexpected, max_ms);
+	free(m);
+	if (max_ms > limit_ms)
+		printf("error: a call took %ld ms, more than %ld\n", max_ms, limit_ms);
+	return bad || unexpected || max_ms > limit_ms ? 1 : 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -243,6 +377,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "bench") && argc == 4)
 		return do_bench(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if (!strcmp(cmd, "mixed") && argc == 5)
+		return do_mixed(atoi(argv[2]), atoi(argv[3]), atol(argv[4]));
 	if (!strcmp(cmd, "concurrent") && argc == 4)
 		return do_concurrent(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(cmd, "stress") && argc == 4) {

@@ -72,8 +72,8 @@ if ((debug)); then
 	# PCI interrupts without ACPI (the PIR table).  ACPI stays for power-off.
 	export UMH_GUEST_APPEND="pci=noacpi${UMH_GUEST_APPEND:+ $UMH_GUEST_APPEND}"
 	exec "$root/tests/qemu/guest.sh" --kernel "$kver" --vmlinuz "$image" \
-		--modules "$moddir" --timeout 3000 \
+		--modules "$moddir" --timeout 5400 \
 		--share "$out" --log "$out/console.log" -- "$script"
 fi
-exec "$root/tests/qemu/guest.sh" --kernel "$kver" --timeout 1500 \
+exec "$root/tests/qemu/guest.sh" --kernel "$kver" --timeout 2700 \
 	--share "$out" --log "$out/console.log" -- "$script"

@@ -1,64 +1,107 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hostile: a module whose helper breaks the protocol on demand.  Its init
- * makes one call per misbehaviour and checks that each is refused with the
- * right error, counted as a violation (or timeout) and followed by a fresh
- * helper that answers.  insmod succeeds only if every case held.
+ * hostile: a module whose helper breaks the protocol on demand.
+ * /dev/hostile_umh makes one echo-protocol call per ioctl; the first word
+ * of the request (the cookie, see hostile_uapi.h) tells the helper which
+ * misbehaviour to show.  The ioctl returns what the call returned, so
+ * tests/guest/hostile_tests.sh checks each case's errno, its counters in
+ * /sys/module/hostile/umh_hostile/ and the restart that follows.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include <umh_sdk/umh_blob.h>
 
 #include "../../samples/echo_umh/echo_proto.h"
+#include "hostile_uapi.h"
 
 UMH_BLOB_DECLARE(hostile);
 
+static unsigned int max_restarts = 200;
+module_param(max_restarts, uint, 0444);
+static unsigned int max_payload = 2U << 20;
+module_param(max_payload, uint, 0444);
+
 static struct umh_blob *ub;
 
-static const struct {
-	u32 cookie;
-	int err;
-	const char *what;
-} hostile_cases[] = {
-	{ 1, -EPROTO, "reply to a request never made" },
-	{ 2, -EPROTO, "garbage header" },
-	{ 3, -EPROTO, "2 GiB payload announced" },
-	{ 4, -EPROTO, "fixed reply of the wrong size" },
-	{ 5, -EPROTO, "kernel-internal errno as status" },
-	{ 6, -EPIPE, "half a header, then exit" },
-	{ 7, -ETIMEDOUT, "half a payload, then silence" },
+static long hostile_var(struct hostile_ioc_call *io)
+{
+	size_t rep_len = 0;
+	void *buf;
+	int ret;
+
+	if (io->req_len > max_payload || io->rep_cap > max_payload)
+		return -EMSGSIZE;
+	buf = kvzalloc(max3(io->req_len, io->rep_cap, 4U), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, &io->cookie, sizeof(io->cookie));
+	if (io->op == ECHO_OP_ECHO) {
+		ret = echo_call_echo_tmo(ub, buf, io->req_len, buf, io->rep_cap,
+					 &rep_len, io->timeout_ms);
+	} else {
+		struct echo_sink_rep rep;
+
+		ret = echo_call_sink_tmo(ub, buf, io->req_len, &rep,
+					 io->timeout_ms);
+	}
+	io->rep_len = rep_len;
+	kvfree(buf);
+	return ret;
+}
+
+static long hostile_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct hostile_ioc_call io;
+	long ret;
+
+	if (cmd != HOSTILE_IOC_CALL)
+		return -ENOTTY;
+	if (copy_from_user(&io, (void __user *)arg, sizeof(io)))
+		return -EFAULT;
+	switch (io.op) {
+	case ECHO_OP_PING: {
+		struct echo_ping req = { .cookie = io.cookie };
+		struct echo_pong rep;
+
+		ret = echo_call_ping_tmo(ub, &req, &rep, io.timeout_ms);
+		break;
+	}
+	case ECHO_OP_SLEEP: {
+		struct echo_sleep req = { .ms = io.cookie }, rep;
+
+		ret = echo_call_sleep_tmo(ub, &req, &rep, io.timeout_ms);
+		break;
+	}
+	case ECHO_OP_ECHO:
+	case ECHO_OP_SINK:
+		ret = hostile_var(&io);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (ret)
+		return ret;
+	return copy_to_user((void __user *)arg, &io, sizeof(io)) ? -EFAULT : 0;
+}
+
+static const struct file_operations hostile_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = hostile_ioctl,
 };
 
-static int hostile_run(void)
-{
-	struct echo_ping req = {};
-	struct echo_pong rep;
-	int i, ret, bad = 0;
-
-	for (i = 0; i < ARRAY_SIZE(hostile_cases); i++) {
-		req.cookie = hostile_cases[i].cookie;
-		ret = echo_call_ping_tmo(ub, &req, &rep, 1000);
-		if (ret != hostile_cases[i].err) {
-			pr_err("case %u (%s): got %d, expected %d\n",
-			       req.cookie, hostile_cases[i].what, ret,
-			       hostile_cases[i].err);
-			bad++;
-		}
-		/* The next helper must answer normally. */
-		req.cookie = 0;
-		ret = echo_call_ping_tmo(ub, &req, &rep, 5000);
-		if (ret) {
-			pr_err("case %u: no working helper afterwards: %d\n",
-			       hostile_cases[i].cookie, ret);
-			bad++;
-		}
-	}
-	pr_info("%d of %zu hostile cases handled\n",
-		(int)ARRAY_SIZE(hostile_cases) - bad, ARRAY_SIZE(hostile_cases));
-	return bad ? -EINVAL : 0;
-}
+static struct miscdevice hostile_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "hostile_umh",
+	.fops = &hostile_fops,
+	.mode = 0600,
+};
 
 static int __init hostile_init(void)
 {
@@ -66,7 +109,9 @@ static int __init hostile_init(void)
 		.name = "hostile",
 		.owner = THIS_MODULE,
 		.proto = &echo_umh_proto,
-		.max_restarts = 20,
+		.call_timeout_ms = 2000,
+		.max_payload = max_payload,
+		.max_restarts = max_restarts,
 		.backoff_min_ms = 10,
 		.backoff_max_ms = 50,
 	};
@@ -78,7 +123,7 @@ static int __init hostile_init(void)
 		return PTR_ERR(ub);
 	ret = umh_blob_start(ub);
 	if (!ret)
-		ret = hostile_run();
+		ret = misc_register(&hostile_misc);
 	if (ret)
 		umh_blob_destroy(ub);
 	return ret;
@@ -86,6 +131,8 @@ static int __init hostile_init(void)
 
 static void __exit hostile_exit(void)
 {
+	umh_blob_stop(ub);
+	misc_deregister(&hostile_misc);
 	umh_blob_destroy(ub);
 }
 

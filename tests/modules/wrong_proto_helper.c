@@ -13,6 +13,7 @@ UMH_PROTO_DEFINE(wrong, 0x4f484345U, 99, WRONG_OPS)
 #include <umh_sdk/helper.h>
 
 UMH_HELPER_DEFINE(wrong, WRONG_OPS)
+UMH_HELPER_SANDBOX(wrong, UMH_NO_CAPS, UMH_NO_SYSCALLS)
 
 int wrong_handle_nop(void *ctx, const struct nothing *req, struct nothing *rep)
 {

@@ -51,6 +51,8 @@ tu hdr_rpc "umh_sdk/rpc.h alone, twice" "" \
 	'#include <umh_sdk/rpc.h>' '#include <umh_sdk/rpc.h>'
 tu hdr_rpc_wire "umh_sdk/rpc.h before wire.h" "" \
 	'#include <umh_sdk/rpc.h>' '#include <umh_sdk/wire.h>'
+tu hdr_sandbox "umh_sdk/sandbox.h alone, twice (-D_GNU_SOURCE)" "-D_GNU_SOURCE" \
+	'#include <umh_sdk/sandbox.h>' '#include <umh_sdk/sandbox.h>'
 tu hdr_helper "umh_sdk/helper.h alone, twice (-D_GNU_SOURCE)" "-D_GNU_SOURCE" \
 	'#include <umh_sdk/helper.h>' '#include <umh_sdk/helper.h>'
 tu hdr_host "umh_host.h alone, twice (-D_GNU_SOURCE)" "-D_GNU_SOURCE" \

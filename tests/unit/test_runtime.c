@@ -82,6 +82,7 @@ enum { INJ_WRITE, INJ_WRITE_EXIT, INJ_ABORT };
 
 UMH_PROTO_DEFINE(rt, 0x52554e54U, 3, RT_OPS)
 UMH_HELPER_DEFINE(rt, RT_OPS)
+UMH_HELPER_SANDBOX(rt, UMH_NO_CAPS, UMH_NO_SYSCALLS)
 
 /* ---- the handlers (run in the forked child) ---- */
 

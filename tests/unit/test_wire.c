@@ -45,6 +45,26 @@ UMH_PROTO_DEFINE(tp, 0x54455354U, 7, T_OPS)
 
 UMH_PROTO_DEFINE(top, 1, 1, TOP_OPS)
 
+/* Fixed sides bigger than the handshake; variable ones do not count. */
+struct t_req100 {
+	char b[100];
+};
+
+struct t_rep60 {
+	char b[60];
+};
+
+#define BIG_OPS(OP)							\
+	OP(big, a, 1, UMH_FIXED(struct t_req100), UMH_VAR(5000))	\
+	OP(big, b, 3, UMH_VAR(9000), UMH_FIXED(struct t_rep60))
+
+UMH_PROTO_DEFINE(big, 2, 1, BIG_OPS)
+
+#define BIGREP_OPS(OP)							\
+	OP(bigrep, b, 2, UMH_VAR(9000), UMH_FIXED(struct t_rep60))
+
+UMH_PROTO_DEFINE(bigrep, 3, 1, BIGREP_OPS)
+
 /* ---- helpers ---- */
 
 static struct umh_hdr req_hdr(void)
@@ -357,11 +377,50 @@ static void test_op_checks(void)
 	   "VV reply 4 GiB + 10 -EBADMSG (64-bit length)");
 }
 
+/* umh_rep_check(): the kernel's check of a reply against its request. */
+static void test_rep_check(void)
+{
+	struct umh_hdr h = rep_hdr();
+
+	h.op = 3;
+	h.len = 8;
+	is(umh_rep_check(&h, 3, 8, true), 0, "rep_check: fixed reply of exactly rep_cap");
+	is(umh_rep_check(&h, 2, 8, true), -EBADMSG, "rep_check: other op -EBADMSG");
+	is(umh_rep_check(&h, 3, 9, true), -EMSGSIZE, "rep_check: fixed reply shorter than rep_cap -EMSGSIZE");
+	is(umh_rep_check(&h, 3, 7, true), -EMSGSIZE, "rep_check: fixed reply longer than rep_cap -EMSGSIZE");
+	is(umh_rep_check(&h, 3, 8, false), 0, "rep_check: variable reply of rep_cap accepted");
+	is(umh_rep_check(&h, 3, 100, false), 0, "rep_check: variable reply below rep_cap accepted");
+	is(umh_rep_check(&h, 3, 7, false), -EMSGSIZE, "rep_check: variable reply past rep_cap -EMSGSIZE");
+	h.len = 0;
+	is(umh_rep_check(&h, 3, 0, false), 0, "rep_check: empty variable reply, rep_cap 0");
+	h.status = -EIO;
+	is(umh_rep_check(&h, 3, 8, true), 0, "rep_check: error reply to a fixed op (no payload)");
+	h.len = 0xffffffffU;
+	is(umh_rep_check(&h, 3, 8, true), 0,
+	   "rep_check: error reply's len is umh_hdr_check()'s business");
+	is(umh_rep_check(&h, 4, 8, true), -EBADMSG, "rep_check: error reply to another op -EBADMSG");
+}
+
+/* umh_proto_min_payload(): the cap below which a protocol cannot work. */
+static void test_min_payload(void)
+{
+	is(umh_proto_min_payload(&tp_umh_proto), sizeof(struct umh_hello),
+	   "min_payload: small fixed sides and variable ones: the hello's 24");
+	is(umh_proto_min_payload(&top_umh_proto), sizeof(struct umh_hello),
+	   "min_payload: a sparse full-size table: 24");
+	is(umh_proto_min_payload(&big_umh_proto), 100,
+	   "min_payload: the largest fixed request (100), variable maxima ignored");
+	is(umh_proto_min_payload(&bigrep_umh_proto), 60,
+	   "min_payload: a fixed reply (60) counts too");
+}
+
 int main(void)
 {
 	tap_watchdog(30);
 	test_layout();
 	test_hdr_check();
+	test_rep_check();
+	test_min_payload();
 	test_proto_table();
 	test_proto_op();
 	test_op_checks();

@@ -9,6 +9,8 @@
 #include <umh_sdk/helper.h>
 
 UMH_HELPER_DEFINE(hello, HELLO_OPS)
+/* No capability, no system call beyond the runtime's own. */
+UMH_HELPER_SANDBOX(hello, UMH_NO_CAPS, UMH_NO_SYSCALLS)
 
 /* The helper's state: it lives as long as this process. */
 static __u64 total;

@@ -26,6 +26,7 @@ struct d_rep {
 
 UMH_PROTO_DEFINE(d, 0x44555055U, 1, D_OPS)
 UMH_HELPER_DEFINE(d, D_OPS)
+UMH_HELPER_SANDBOX(d, UMH_NO_CAPS, UMH_NO_SYSCALLS)
 
 int d_handle_first(void *ctx, const struct d_req *req, struct d_rep *rep)
 {

@@ -8,6 +8,7 @@
 #include <umh_sdk/helper.h>
 
 UMH_HELPER_DEFINE(cf, CF_OPS)
+UMH_HELPER_SANDBOX(cf, UMH_NO_CAPS, UMH_NO_SYSCALLS)
 
 #ifdef UMH_CF_CONTROL
 #define CF_PING_REQ	struct cf_ping

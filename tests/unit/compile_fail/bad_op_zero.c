@@ -20,6 +20,7 @@ struct z_req {
 
 UMH_PROTO_DEFINE(z, 0x5a45524fU, 1, Z_OPS)
 UMH_HELPER_DEFINE(z, Z_OPS)
+UMH_HELPER_SANDBOX(z, UMH_NO_CAPS, UMH_NO_SYSCALLS)
 
 int z_handle_zero(void *ctx, const struct z_req *req, struct z_req *rep)
 {

@@ -4,6 +4,7 @@
 #include <umh_sdk/helper.h>
 
 UMH_HELPER_DEFINE(cf, CF_OPS)
+UMH_HELPER_SANDBOX(cf, UMH_NO_CAPS, UMH_NO_SYSCALLS)
 
 int cf_handle_ping(void *ctx, const struct cf_ping *req, struct cf_pong *rep)
 {

@@ -99,6 +99,8 @@ check_bad bad_op_zero.c "op number of zero out of range" \
 	"op number 0 (the SDK's hello)"
 check_bad bad_missing_handler.c "undefined reference to .?cf_handle_sum" \
 	"a declared op without its handler"
+check_bad bad_no_sandbox.c "'?cf_umh_sandbox'? undeclared" \
+	"a helper that declares no sandbox"
 
 echo "1..$n"
 [ "$fail" = 0 ]

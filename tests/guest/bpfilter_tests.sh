@@ -1,0 +1,348 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The bpfilter sample against the kernel's own ip_tables.  Runs INSIDE a
+# test guest (see tests/qemu/guest.sh) as root; $1 is a build tree holding
+# the modules built for the running kernel and the static ipt_raw tool.
+# Prints TAP lines.
+#
+# First the real ip_tables (iptable_filter) answers ipt_raw's requests; its
+# answers are the reference.  Extension modules are not loaded on demand in
+# either run (the supported ones are loaded beforehand, modprobe_path points
+# to /bin/false during the runs): what bpfilter refuses must be refused as
+# netfilter refuses an extension it does not have.  Then the real modules
+# go, bpfilter.ko comes, and everything is asked again, plus iptables-legacy
+# itself for what bpfilter does not support, callers without
+# CAP_NET_ADMIN, other network namespaces, helper restarts and a big table.
+set -u
+
+B=${1:?usage: bpfilter_tests.sh BUILD_DIR}
+KO=$B/samples/bpfilter/bpfilter.ko
+RAW=$B/ipt_raw
+S=/sys/module/bpfilter/umh_bpfilter
+T=$(mktemp -d /tmp/bpfilter_tests.XXXXXX)
+. "$(dirname "$0")/lib.sh"
+
+# iptables-legacy locks /run/xtables.lock by default; keep ours private.
+export XTABLES_LOCKFILE=$T/xtables.lock
+IPT=iptables-legacy
+SUPPORTED_MODS="iptable_filter xt_tcpudp xt_multiport xt_comment"
+# uid 65534 with CAP_NET_RAW only (and a lock file it can open)
+chmod 755 "$T"
+mkdir -m 1777 "$T/nobody"
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups
+	--inh-caps=-all,+net_raw --ambient-caps=-all,+net_raw --
+	env XTABLES_LOCKFILE="$T/nobody/xtables.lock")
+
+mark=0
+dmesg_since_mark() { dmesg | awk -v m="$mark" 'NR > m'; }
+set_mark() { mark=$(dmesg | wc -l); }
+progress() { echo "# $*"; }
+# show_diff OLD NEW (strings; the guest has no /dev/fd for <(...))
+show_diff() {
+	echo "$1" >"$T/old"
+	echo "$2" >"$T/new"
+	diff "$T/old" "$T/new"
+}
+
+modprobe_path=$(cat /proc/sys/kernel/modprobe)
+no_autoload() { echo /bin/false >/proc/sys/kernel/modprobe; }
+autoload() { echo "$modprobe_path" >/proc/sys/kernel/modprobe; }
+
+# The ruleset as iptables-legacy-save -c prints it, without the # lines.
+ruleset() { iptables-legacy-save -c 2>&1 | grep -v '^#'; }
+# Rules, chains and policies without counters and # lines.
+ruleset_nocounters() { ruleset | sed 's/\[[0-9]*:[0-9]*\]//'; }
+
+unload_real() {	# iptable_filter, ip_tables and every xt_* module
+	local m
+	for m in iptable_filter iptable_nat iptable_mangle iptable_raw \
+		 $(lsmod | awk '$1 ~ /^(xt_|ipt_)/ {print $1}') ip_tables; do
+		[ -d /sys/module/$m ] && rmmod "$m"
+	done
+	[ ! -d /sys/module/ip_tables ] || fail "ip_tables still loaded: $(lsmod | grep -E '^(ip|xt|ipt)_')"
+}
+
+# ---- the reference: the real ip_tables ----
+
+test_reference() {
+	modprobe -a $SUPPORTED_MODS || fail "modprobe $SUPPORTED_MODS failed"
+	no_autoload
+	"$RAW" >"$T/real.txt" 2>&1
+	local rc=$?
+	autoload
+	"${NOBODY[@]}" "$RAW" perm >"$T/real_perm.txt" 2>&1
+	[ $rc = 0 ] || fail "ipt_raw exited with $rc: $(tail -n 5 "$T/real.txt")"
+	echo "$(grep -c . "$T/real.txt") lines"
+	grep -qx 'final_table unchanged' "$T/real.txt" ||
+		fail "the table changed under ip_tables: $(tail -n 1 "$T/real.txt")"
+}
+
+test_insmod_busy() {
+	[ -f "$KO" ] || fail "no $KO"
+	[ -d /sys/module/ip_tables ] || modprobe ip_tables || fail "modprobe ip_tables"
+	set_mark
+	local out
+	out=$(insmod "$KO" 2>&1) && { rmmod bpfilter; fail "insmod succeeded with ip_tables loaded"; }
+	echo "insmod: $out"
+	dmesg_since_mark | grep -E 'bpfilter.*(ip_tables|busy|taken|-16)' ||
+		fail "no dmesg line says why: $(dmesg_since_mark)"
+	[ ! -d /sys/module/bpfilter ] || fail "module present after a failed insmod"
+	no_helpers
+}
+
+test_load() {
+	unload_real || return 1
+	[ -f "$KO" ] || fail "no $KO"
+	set_mark
+	insmod "$KO" || fail "insmod failed: $(dmesg_since_mark)"
+	wait_for 5 state_is running || fail "state $(cat $S/state 2>&1)"
+	local pid
+	pid=$(cat $S/pid)
+	[ -d /proc/$pid ] || fail "helper pid $pid not running"
+	[ "$(helper_pids)" = "$pid" ] || fail "helpers: $(helper_pids), sysfs pid $pid"
+	grep -qx filter /proc/net/ip_tables_names ||
+		fail "/proc/net/ip_tables_names: '$(cat /proc/net/ip_tables_names 2>&1)'"
+}
+
+test_compare() {
+	no_autoload
+	"$RAW" >"$T/bpf.txt" 2>&1
+	local rc=$?
+	autoload
+	[ $rc = 0 ] || fail "ipt_raw exited with $rc: $(tail -n 5 "$T/bpf.txt")"
+	diff -u "$T/real.txt" "$T/bpf.txt" | sed 1,2d | grep '^[-+]' |
+		sed 's/^-/ip_tables: /; s/^+/bpfilter:  /'
+	cmp -s "$T/real.txt" "$T/bpf.txt"
+}
+
+test_raw_unchanged() {
+	grep -qx 'final_table unchanged' "$T/bpf.txt" ||
+		fail "$(grep final_table "$T/bpf.txt")"
+}
+
+test_list() {
+	local out
+	out=$($IPT -L -n 2>&1) || fail "iptables-legacy -L failed: $out"
+	grep -q '^Chain INPUT (policy ACCEPT)' <<<"$out" || fail "$out"
+}
+
+# A small ruleset for the tests that check that nothing changes.
+base_rules() {
+	iptables-legacy-restore -c <<-'EOF'
+	*filter
+	:INPUT ACCEPT [100:20000]
+	:FORWARD DROP [5:500]
+	:OUTPUT ACCEPT [7:700]
+	:mychain - [0:0]
+	:mychain2 - [0:0]
+	[10:1000] -A INPUT -p tcp -m tcp --dport 22 -j ACCEPT
+	[3:300] -A INPUT -j mychain
+	[0:0] -A INPUT -p icmp -m icmp --icmp-type 8 -j ACCEPT
+	[1:42] -A mychain -p udp -m udp --dport 53 -m comment --comment "dns" -j DROP
+	[0:0] -A mychain -p tcp -m multiport --dports 80,443 -g mychain2
+	[2:2] -A mychain2 -s 10.0.0.0/8 -i eth0 -j RETURN
+	COMMIT
+	EOF
+}
+
+test_base_rules() {
+	base_rules || fail "iptables-legacy-restore -c of the base ruleset failed"
+	local got
+	got=$(ruleset)
+	grep -q -- '^\[10:1000\] -A INPUT -p tcp -m tcp --dport 22 -j ACCEPT$' <<<"$got" ||
+		fail "ruleset not as restored: $got"
+	grep -q -- '^:FORWARD DROP \[5:500\]$' <<<"$got" || fail "policy counters: $got"
+}
+
+# expect_refused PATTERN ARGS...: iptables-legacy ARGS fails with a
+# message matching PATTERN and changes nothing.
+expect_refused() {
+	local before after out pat=$1
+	shift
+	before=$(ruleset)
+	out=$($IPT "$@" 2>&1) && fail "'iptables-legacy $*' succeeded: $out"
+	grep -q -- "$pat" <<<"$out" || fail "'iptables-legacy $*': '$out', expected '$pat'"
+	after=$(ruleset)
+	[ "$before" = "$after" ] ||
+		fail "'iptables-legacy $*' changed the ruleset: $(show_diff "$before" "$after")"
+}
+
+test_unsupported() {
+	local failed=0 args pid
+	local ext='No chain/target/match by that name' tab='Table does not exist'
+	pid=$(cat $S/pid)
+	while IFS= read -r args; do
+		# shellcheck disable=SC2086
+		(expect_refused "${args%%|*}" ${args#*|}) || failed=1
+	done <<-EOF
+	$ext|-A INPUT -j LOG
+	$ext|-A INPUT -p tcp -j REJECT
+	$ext|-A INPUT -m state --state NEW -j ACCEPT
+	$ext|-A INPUT -m conntrack --ctstate NEW -j ACCEPT
+	$ext|-A INPUT -m limit --limit 1/s -j ACCEPT
+	$tab|-t nat -L
+	$tab|-t mangle -A PREROUTING -j ACCEPT
+	$tab|-t raw -L
+	EOF
+	[ "$(cat $S/pid)" = "$pid" ] && state_is running ||
+		fail "refusals disturbed the helper: pid $pid -> $(cat $S/pid), state $(cat $S/state)"
+	return $failed
+}
+
+test_restore_bad_rule() {
+	local before after out
+	before=$(ruleset)
+	out=$(iptables-legacy-restore 2>&1 <<-'EOF'
+	*filter
+	:INPUT ACCEPT [0:0]
+	:FORWARD ACCEPT [0:0]
+	:OUTPUT ACCEPT [0:0]
+	-A INPUT -p tcp -m tcp --dport 80 -j ACCEPT
+	-A INPUT -p udp -m udp --dport 53 -j ACCEPT
+	-A INPUT -j LOG --log-prefix "bad "
+	-A OUTPUT -p icmp -j ACCEPT
+	COMMIT
+	EOF
+	) && fail "restore with a LOG rule succeeded: $out"
+	echo "restore: $out" | head -n 2
+	after=$(ruleset)
+	[ "$before" = "$after" ] ||
+		fail "ruleset changed: $(show_diff "$before" "$after")"
+}
+
+test_unprivileged() {
+	local before after out
+	before=$(ruleset)
+	out=$("${NOBODY[@]}" grep Cap /proc/self/status) || fail "setpriv: $out"
+	grep -q 'CapEff:.*0000000000002000' <<<"$out" || fail "not just CAP_NET_RAW: $out"
+	out=$("${NOBODY[@]}" $IPT -L -n 2>&1) && fail "-L as nobody succeeded: $out"
+	grep -q 'Permission denied (you must be root)' <<<"$out" || fail "-L as nobody: $out"
+	out=$("${NOBODY[@]}" $IPT -A INPUT -j ACCEPT 2>&1) && fail "-A as nobody succeeded: $out"
+	grep -q 'Permission denied (you must be root)' <<<"$out" || fail "-A as nobody: $out"
+	"${NOBODY[@]}" "$RAW" perm >"$T/bpf_perm.txt" 2>&1
+	cat "$T/bpf_perm.txt"
+	grep -qx 'perm_get_info EPERM' "$T/bpf_perm.txt" || fail "GET_INFO not EPERM"
+	grep -qx 'perm_set_replace EPERM' "$T/bpf_perm.txt" || fail "SET_REPLACE not EPERM"
+	diff "$T/real_perm.txt" "$T/bpf_perm.txt" || fail "answers differ from ip_tables'"
+	after=$(ruleset)
+	[ "$before" = "$after" ] ||
+		fail "ruleset changed: $(show_diff "$before" "$after")"
+}
+
+test_other_netns() {
+	local before after out
+	before=$(ruleset)
+	set_mark
+	out=$(unshare -n $IPT -L -n 2>&1) && fail "iptables-legacy -L in a new netns succeeded: $out"
+	echo "$out" | head -n 2
+	[ -n "$out" ] || fail "no message"
+	grep -qiE 'not supported|namespace' <<<"$out" || fail "unclear message: $out"
+	wait_for 2 eval 'dmesg_since_mark | grep -q "bpfilter.*namespace"' ||
+		fail "no bpfilter line in dmesg: $(dmesg_since_mark)"
+	dmesg_since_mark | grep bpfilter
+	out=$(unshare -n $IPT -A INPUT -j ACCEPT 2>&1) && fail "-A in a new netns succeeded: $out"
+	after=$(ruleset)
+	[ "$before" = "$after" ] ||
+		fail "init netns ruleset changed: $(show_diff "$before" "$after")"
+}
+
+test_kill_helper() {
+	local i before after old r0
+	before=$(ruleset)
+	grep -q '\[10:1000\]' <<<"$before" || fail "no counters to keep: $before"
+	for i in 1 2 3; do
+		old=$(cat $S/pid)
+		r0=$(cat $S/restarts)
+		kill -9 "$old" || fail "kill $old"
+		wait_for 5 test ! -d /proc/"$old" || fail "helper $old survived SIGKILL"
+		after=$(ruleset)
+		[ "$before" = "$after" ] ||
+			fail "kill $i: ruleset differs: $(show_diff "$before" "$after")"
+		wait_for 5 pid_changed "$old" || fail "kill $i: pid still $(cat $S/pid)"
+		[ "$(cat $S/restarts)" = $((r0 + 1)) ] ||
+			fail "kill $i: restarts $r0 -> $(cat $S/restarts)"
+		state_is running || fail "kill $i: state $(cat $S/state)"
+		[ "$(helper_pids)" = "$(cat $S/pid)" ] || fail "helpers: $(helper_pids)"
+	done
+}
+
+# 10,000 rules in five user chains (chainN jumps to chainN+1), reached
+# from INPUT, written as iptables-legacy-save prints them.
+gen_rules() {
+	awk 'BEGIN {
+		print "*filter"
+		print ":INPUT ACCEPT [0:0]"
+		print ":FORWARD ACCEPT [0:0]"
+		print ":OUTPUT ACCEPT [0:0]"
+		for (c = 0; c < 5; c++) printf ":chain%d - [0:0]\n", c
+		print "-A INPUT -j chain0"
+		for (c = 0; c < 5; c++) for (i = 0; i < 2000; i++) {
+			a = sprintf("10.%d.%d.%d/32", c, int(i / 250), i % 250 + 1)
+			k = i % 6
+			if (k == 0) printf "-A chain%d -s %s -p tcp -m tcp --dport %d -j ACCEPT\n", c, a, 1000 + i
+			else if (k == 1) printf "-A chain%d -d %s -p udp -m udp --sport %d -j DROP\n", c, a, 2000 + i
+			else if (k == 2) printf "-A chain%d -s %s -p icmp -m icmp --icmp-type 8 -j ACCEPT\n", c, a
+			else if (k == 3) printf "-A chain%d -s %s -p tcp -m multiport --dports 80,443,%d -j DROP\n", c, a, 3000 + i
+			else if (k == 4) printf "-A chain%d -s %s -m comment --comment \"rule %d of chain%d\" -j RETURN\n", c, a, i, c
+			else if (c < 4) printf "-A chain%d -s %s -i eth%d -j chain%d\n", c, a, i % 4, c + 1
+			else printf "-A chain%d -s %s -i eth%d -j DROP\n", c, a, i % 4
+		}
+		print "COMMIT"
+	}'
+}
+
+test_big_table() {
+	gen_rules >"$T/big.rules"
+	[ "$(grep -c '^-A chain' "$T/big.rules")" = 10000 ] ||
+		fail "generator made $(grep -c '^-A chain' "$T/big.rules") rules"
+	local out
+	out=$(iptables-legacy-restore <"$T/big.rules" 2>&1) || fail "restore failed: $out"
+	iptables-legacy-save 2>"$T/save.err" | grep -v '^#' | sed 's/ \[[0-9]*:[0-9]*\]$//' >"$T/big.saved" ||
+		fail "save failed: $(cat "$T/save.err")"
+	sed 's/ \[[0-9]*:[0-9]*\]$//' "$T/big.rules" >"$T/big.want"
+	diff "$T/big.want" "$T/big.saved" >"$T/big.diff" ||
+		fail "save differs from what was restored ($(grep -c '^[<>]' "$T/big.diff") lines): $(head -n 20 "$T/big.diff")"
+	$IPT -F || fail "flush failed"
+	$IPT -X || fail "delete chains failed"
+	[ "$($IPT -S | wc -l)" = 3 ] || fail "after flush: $($IPT -S)"
+}
+
+test_rmmod() {
+	base_rules >/dev/null 2>&1
+	local t0=$SECONDS
+	rmmod bpfilter || fail "rmmod failed"
+	[ $((SECONDS - t0)) -le 3 ] || fail "rmmod took $((SECONDS - t0)) s"
+	[ ! -d /sys/module/bpfilter ] || fail "module still there"
+	no_helpers || return 1
+	[ ! -e /proc/net/ip_tables_names ] || fail "/proc/net/ip_tables_names still there"
+	modprobe iptable_filter || fail "modprobe iptable_filter after rmmod bpfilter failed: $(dmesg | tail -n 3)"
+	local out
+	out=$($IPT -S 2>&1) || fail "iptables-legacy -S on ip_tables: $out"
+	[ "$(wc -l <<<"$out")" = 3 ] || fail "ip_tables starts with: $out"
+	unload_real
+}
+
+progress "ipt_raw under the real ip_tables (about a minute under TCG)"
+t "reference: ipt_raw under the real ip_tables, table unchanged" test_reference
+t "insmod bpfilter.ko while ip_tables is loaded fails, dmesg says why" test_insmod_busy
+t "insmod bpfilter.ko after unloading ip_tables: helper runs, ip_tables_names" test_load
+progress "ipt_raw under bpfilter"
+t "ipt_raw: bpfilter answers every case as ip_tables does" test_compare
+t "ipt_raw under bpfilter: table unchanged" test_raw_unchanged
+t "iptables-legacy -L lists the fresh filter table" test_list
+t "iptables-legacy-restore -c: rules, chains, policies, counters" test_base_rules
+t "unsupported extensions and tables refused, ruleset unchanged" test_unsupported
+t "restore with one unsupported rule among good ones changes nothing" test_restore_bad_rule
+t "without CAP_NET_ADMIN: permission errors, EPERM, nothing changes" test_unprivileged
+t "other network namespace: refused with a message and a dmesg line" test_other_netns
+progress "killing the helper 3 times"
+t "SIGKILL of the helper 3 times: ruleset and counters replayed" test_kill_helper
+progress "10,000 rules: restore, save, flush"
+t "10,000 rules in user chains: restore, save gives them back, flush" test_big_table
+t "rmmod: no helper left, ip_tables can take the sockopt range again" test_rmmod
+t "dmesg free of WARNING/BUG/Oops/lockup reports" test_dmesg_clean
+
+rm -rf "$T"
+echo "1..$n"
+[ $failed -eq 0 ]
