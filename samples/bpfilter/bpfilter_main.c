@@ -169,15 +169,32 @@ static int bpf_on_start(struct umh_blob *ub, void *priv)
 }
 
 /*
+ * Give the helper the state the module holds: after a restart that may
+ * have replayed an older state, or after the helper broke the protocol
+ * in the middle of a change it may have applied.
+ */
+static int bpf_resync(void)
+{
+	struct bpf_state *st = bpf_state_get(NULL);
+	int ret;
+
+	ret = bpf_restore(bpf_ub, st);
+	if (ret)
+		pr_err("putting the ruleset back into the helper failed: %d\n",
+		       ret);
+	bpf_state_put(st);
+	return ret;
+}
+
+/*
  * Make @st the state to replay, after the helper accepted it.  A helper
  * that started since @starts may have been given the previous state: give
- * it this one.
+ * it this one.  Called under bpf_set_lock, so @st stays the current state.
  */
 static int bpf_commit(struct bpf_state *st, unsigned long starts)
 {
 	struct bpf_state *old;
 	bool raced;
-	int ret;
 
 	mutex_lock(&bpf_state_lock);
 	old = bpf_state;
@@ -185,34 +202,7 @@ static int bpf_commit(struct bpf_state *st, unsigned long starts)
 	raced = bpf_starts != starts;
 	mutex_unlock(&bpf_state_lock);
 	bpf_state_put(old);
-	if (!raced)
-		return 0;
-	kref_get(&st->ref);
-	ret = bpf_restore(bpf_ub, st);
-	bpf_state_put(st);
-	if (ret)
-		pr_err("replaying the new ruleset after a helper restart failed: %d\n",
-		       ret);
-	return ret;
-}
-
-/*
- * The helper broke the protocol after a change it may have applied: put
- * the state the module holds back into it.  Returns @err.
- */
-static int bpf_resync(int err)
-{
-	struct bpf_state *st = bpf_state_get(NULL);
-	int ret;
-
-	if (!st)
-		return err;
-	ret = bpf_restore(bpf_ub, st);
-	if (ret)
-		pr_err("putting the ruleset back into the helper failed: %d\n",
-		       ret);
-	bpf_state_put(st);
-	return err;
+	return raced ? bpf_resync() : 0;
 }
 
 /* IPT_SO_SET_REPLACE: checks in the order of netfilter's do_replace(). */
@@ -289,7 +279,8 @@ static int bpf_replace(sockptr_t arg, unsigned int len)
 	if (!ret && (!cap || rep_len != cap)) {
 		pr_err("helper accepted a replace but returned %zu bytes of old counters, not %zu\n",
 		       rep_len, cap);
-		ret = bpf_resync(-EPROTO);
+		bpf_resync();
+		ret = -EPROTO;
 	}
 	if (!ret) {
 		/* Replay form: counters for the new entries, all zero. */
@@ -359,7 +350,8 @@ static int bpf_add_counters(sockptr_t arg, unsigned int len)
 	if (!st || ack.number != st->number) {
 		pr_err("helper added %u counters to a table of %u entries\n",
 		       tmp.num_counters, cur->number);
-		ret = bpf_resync(-EPROTO);
+		bpf_resync();
+		ret = -EPROTO;
 		goto out_unlock;
 	}
 	ctr = bpf_state_counters(st);
