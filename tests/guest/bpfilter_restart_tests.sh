@@ -19,7 +19,7 @@ save() { iptables-legacy-save -c | grep -v '^#'; }
 test_load() {
 	insmod "$B/samples/bpfilter/bpfilter.ko" max_restarts=1000 \
 		restart_window_ms=1000 || fail "insmod failed: $(dmesg | tail -n 3)"
-	state_is running || fail "state $(cat $S/state)"
+	state_is running || fail "state $(<$S/state)"
 }
 
 # Counters set through restore -c live only in the helper and the
@@ -38,7 +38,7 @@ test_counters_survive() {
 	EOF
 	before=$(save)
 	grep -q '\[7:800\] -A keep' <<<"$before" || fail "counters not set: $before"
-	pid=$(cat $S/pid)
+	pid=$(<$S/pid)
 	kill -9 "$pid"
 	wait_for 10 pid_changed "$pid" || fail "helper not restarted"
 	after=$(save)
@@ -55,7 +55,7 @@ test_kill_during_changes() {
 		$IPT -A INPUT -s "10.$((i / 250)).$((i % 250)).0/24" -j ACCEPT \
 			>/dev/null 2>&1 &
 		sleep "$(printf "0.%03d" $((RANDOM % 150)))"
-		pid=$(cat $S/pid)
+		pid=$(<$S/pid)
 		[ "$pid" != 0 ] && kill -9 "$pid" 2>/dev/null
 		wait $!
 		rc=$?
@@ -64,7 +64,7 @@ test_kill_during_changes() {
 		else
 			failed=$((failed + 1))
 		fi
-		wait_for 10 state_is running || fail "round $i: state $(cat $S/state)"
+		wait_for 10 state_is running || fail "round $i: state $(<$S/state)"
 	done
 	echo "# $ROUNDS rounds: ${#ok_rules[@]} commands succeeded, $failed failed" \
 		>/tmp/bpf_restart_stats
@@ -76,7 +76,7 @@ test_kill_during_changes() {
 	[ -z "$missing" ] || fail "rules reported added but lost:$missing"
 	extra=$(grep -v -e '^-P' -e '^-A INPUT -s 10\.' -e '^-A INPUT -p tcp -m tcp --dport 22 -j keep$' <<<"$final")
 	[ -z "$extra" ] || fail "unexpected rules: $extra"
-	echo "# restarts: $(cat $S/restarts)" >>/tmp/bpf_restart_stats
+	echo "# restarts: $(<$S/restarts)" >>/tmp/bpf_restart_stats
 }
 
 # After all that, the table still round-trips through save and restore.

@@ -98,7 +98,7 @@ test_load() {
 	insmod "$KO" || fail "insmod failed: $(dmesg_since_mark)"
 	wait_for 5 state_is running || fail "state $(cat $S/state 2>&1)"
 	local pid
-	pid=$(cat $S/pid)
+	pid=$(<$S/pid)
 	[ -d /proc/$pid ] || fail "helper pid $pid not running"
 	[ "$(helper_pids)" = "$pid" ] || fail "helpers: $(helper_pids), sysfs pid $pid"
 	grep -qx filter /proc/net/ip_tables_names ||
@@ -171,7 +171,7 @@ expect_refused() {
 test_unsupported() {
 	local failed=0 args pid
 	local ext='No chain/target/match by that name' tab='Table does not exist'
-	pid=$(cat $S/pid)
+	pid=$(<$S/pid)
 	while IFS= read -r args; do
 		# shellcheck disable=SC2086
 		(expect_refused "${args%%|*}" ${args#*|}) || failed=1
@@ -185,8 +185,8 @@ test_unsupported() {
 	$tab|-t mangle -A PREROUTING -j ACCEPT
 	$tab|-t raw -L
 	EOF
-	[ "$(cat $S/pid)" = "$pid" ] && state_is running ||
-		fail "refusals disturbed the helper: pid $pid -> $(cat $S/pid), state $(cat $S/state)"
+	[ "$(<$S/pid)" = "$pid" ] && state_is running ||
+		fail "refusals disturbed the helper: pid $pid -> $(<$S/pid), state $(<$S/state)"
 	return $failed
 }
 
@@ -252,18 +252,18 @@ test_kill_helper() {
 	before=$(ruleset)
 	grep -q '\[10:1000\]' <<<"$before" || fail "no counters to keep: $before"
 	for i in 1 2 3; do
-		old=$(cat $S/pid)
-		r0=$(cat $S/restarts)
+		old=$(<$S/pid)
+		r0=$(<$S/restarts)
 		kill -9 "$old" || fail "kill $old"
 		wait_for 5 test ! -d /proc/"$old" || fail "helper $old survived SIGKILL"
 		after=$(ruleset)
 		[ "$before" = "$after" ] ||
 			fail "kill $i: ruleset differs: $(show_diff "$before" "$after")"
-		wait_for 5 pid_changed "$old" || fail "kill $i: pid still $(cat $S/pid)"
-		[ "$(cat $S/restarts)" = $((r0 + 1)) ] ||
-			fail "kill $i: restarts $r0 -> $(cat $S/restarts)"
-		state_is running || fail "kill $i: state $(cat $S/state)"
-		[ "$(helper_pids)" = "$(cat $S/pid)" ] || fail "helpers: $(helper_pids)"
+		wait_for 5 pid_changed "$old" || fail "kill $i: pid still $(<$S/pid)"
+		[ "$(<$S/restarts)" = $((r0 + 1)) ] ||
+			fail "kill $i: restarts $r0 -> $(<$S/restarts)"
+		state_is running || fail "kill $i: state $(<$S/state)"
+		[ "$(helper_pids)" = "$(<$S/pid)" ] || fail "helpers: $(helper_pids)"
 	done
 }
 

@@ -58,16 +58,16 @@ test_fault_injection() {
 	{
 		echo "$out"
 		echo "$((SECONDS - t0)) s; $kills SIGKILL and $segvs SIGSEGV sent"
-		echo "status view: calls $(cat $S/calls) failures $(cat $S/failures) timeouts $(cat $S/timeouts) violations $(cat $S/violations) restarts $(cat $S/restarts)"
+		echo "status view: calls $(<$S/calls) failures $(<$S/failures) timeouts $(<$S/timeouts) violations $(<$S/violations) restarts $(<$S/restarts)"
 	} | tee "$B/faults.summary"
 	[ $rc -ne 124 ] || fail "the calls did not finish within $LIMIT_S s: a call hung"
 	[ $rc -eq 0 ] || fail "mixed calls failed (status $rc)"
 	[ $((kills + segvs)) -ge 10 ] || fail "only $((kills + segvs)) signals sent"
-	[ "$(cat $S/restarts)" -ge 5 ] || fail "restarts $(cat $S/restarts)"
+	[ "$(<$S/restarts)" -ge 5 ] || fail "restarts $(<$S/restarts)"
 	# a healthy helper never breaks the protocol, however it dies
-	[ "$(cat $S/violations)" = 0 ] || fail "violations $(cat $S/violations)"
+	[ "$(<$S/violations)" = 0 ] || fail "violations $(<$S/violations)"
 	# afterwards: the helper answers, with the tag replayed
-	wait_for 10 state_is running || fail "state $(cat $S/state)"
+	wait_for 10 state_is running || fail "state $(<$S/state)"
 	local pid
 	pid=$("$CLIENT" ping) || fail "ping afterwards: $pid"
 	[ "$(helper_pids)" = "$pid" ] || fail "helper processes: $(helper_pids), expected $pid"

@@ -25,7 +25,7 @@ EPROTO=-71 EPIPE=-32 ETIMEDOUT=-110 ECONNRESET=-104 ENOENT=-2
 counters() {	# calls failures timeouts violations restarts
 	local f
 	for f in calls failures timeouts violations restarts; do
-		printf '%s ' "$(cat $S/$f)"
+		printf '%s ' "$(<$S/$f)"
 	done
 }
 
@@ -39,7 +39,7 @@ check_case() {
 	local want=$1 dv=$2 dt=$3 dr=$4 le=$5 re=$6
 	shift 6
 	local pid0 c0 c1 out got d i=0 res ms len spec tmo nfail=0
-	pid0=$(cat $S/pid)
+	pid0=$(<$S/pid)
 	read -ra c0 <<<"$(counters)"
 	set_mark
 	out=$("$HC" "$@") || fail "hostile_client $*: $out"
@@ -55,19 +55,19 @@ check_case() {
 		i=$((i + 1))
 	done <<<"$out"
 	if [ "$dr" -gt 0 ]; then
-		wait_for 5 pid_changed "$pid0" || fail "helper $pid0 not replaced (state $(cat $S/state))"
-		wait_for 5 state_is running || fail "state $(cat $S/state) after the restart"
+		wait_for 5 pid_changed "$pid0" || fail "helper $pid0 not replaced (state $(<$S/state))"
+		wait_for 5 state_is running || fail "state $(<$S/state) after the restart"
 		wait_for 5 test ! -d /proc/"$pid0" || fail "old helper $pid0 still alive"
 	fi
 	read -ra c1 <<<"$(counters)"
 	d="$((c1[0] - c0[0])) $((c1[1] - c0[1])) $((c1[2] - c0[2])) $((c1[3] - c0[3])) $((c1[4] - c0[4]))"
-	echo "calls failures timeouts violations restarts: +${d// / +}; last_error $(cat $S/last_error); results: $(xargs <<<"$out")"
+	echo "calls failures timeouts violations restarts: +${d// / +}; last_error $(<$S/last_error); results: $(xargs <<<"$out")"
 	[ "$d" = "$# $nfail $dt $dv $dr" ] ||
 		fail "counter changes '$d', expected '$# $nfail $dt $dv $dr'"
-	[ "$le" = - ] || [ "$(cat $S/last_error)" = "$le" ] ||
-		fail "last_error $(cat $S/last_error), expected $le"
+	[ "$le" = - ] || [ "$(<$S/last_error)" = "$le" ] ||
+		fail "last_error $(<$S/last_error), expected $le"
 	[ -z "$re" ] || dmesg_hasE "$re" || fail "dmesg lacks /$re/: $(dmesg_since_mark)"
-	[ "$dr" -gt 0 ] || [ "$(cat $S/pid)" = "$pid0" ] || fail "helper $pid0 was replaced"
+	[ "$dr" -gt 0 ] || [ "$(<$S/pid)" = "$pid0" ] || fail "helper $pid0 was replaced"
 	out=$("$HC" ping:0)
 	[ "${out%% *}" = OK ] || fail "the next call got: $out"
 	# Violation lines are rate-limited (10 per 5 s): keep under that.
@@ -82,10 +82,10 @@ violation() {
 test_load() {
 	set_mark
 	insmod "$TM/hostile.ko" || fail "insmod hostile: $(dmesg_since_mark)"
-	state_is running || fail "state $(cat $S/state)"
+	state_is running || fail "state $(<$S/state)"
 	out=$("$HC" ping:0 echo:0:4096:4096 sink:0:100000)
 	[ "$(awk '{print $1}' <<<"$out" | xargs)" = "OK OK OK" ] || fail "$out"
-	[ "$(cat $S/violations) $(cat $S/restarts)" = "0 0" ] || fail "counters $(counters)"
+	[ "$(<$S/violations) $(<$S/restarts)" = "0 0" ] || fail "counters $(counters)"
 }
 
 # ---- headers ----
@@ -175,9 +175,9 @@ test_stop_reading() {
 }
 
 test_unload() {
-	echo "status view: $(counters) last_error $(cat $S/last_error)"
+	echo "status view: $(counters) last_error $(<$S/last_error)"
 	# after every case, exactly one helper process: the current one
-	[ "$(helper_pids)" = "$(cat $S/pid)" ] || fail "helper processes: $(helper_pids), current $(cat $S/pid)"
+	[ "$(helper_pids)" = "$(<$S/pid)" ] || fail "helper processes: $(helper_pids), current $(<$S/pid)"
 	local t0=$SECONDS
 	rmmod hostile || fail "rmmod hostile"
 	[ $((SECONDS - t0)) -le 3 ] || fail "rmmod took $((SECONDS - t0)) s"

@@ -14,19 +14,24 @@ not_ok() {
 }
 # t NAME FUNCTION: run one test, its output becomes the diagnostic.
 t() {
-	local out
+	local out t0=$EPOCHREALTIME
 	if out=$("$2" 2>&1); then ok "$1"; else not_ok "$1" "$out"; fi
+	[ -z "${UMH_TIMES-}" ] || echo "# $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
 }
+# On the debug kernel (run.sh --debug exports UMH_DEBUG_KERNEL=1) a fork
+# and exec costs several times what it does on Debian's kernels.  Every
+# suite still runs every test there; a few trim what only repeats the same
+# kernel paths (Documentation/testing.rst lists what and why).
+debug_kernel() { [ "${UMH_DEBUG_KERNEL:-0}" = 1 ]; }
 # Each test runs in a subshell ($(...) in t), so fail ends just that test.
 fail() { echo "$*"; exit 1; }
 
 # Pids of running umh-sdk helpers: their exe is the unlinked shmem copy.
+# One find, not a readlink per process: on the debug kernel every fork and
+# exec costs a good fraction of a second.
 helper_pids() {
-	local d l
-	for d in /proc/[0-9]*; do
-		l=$(readlink "$d/exe" 2>/dev/null) || continue
-		case $l in /umh-*) echo "${d#/proc/}" ;; esac
-	done
+	find /proc -mindepth 2 -maxdepth 2 -name exe -lname '/umh-*' \
+		-printf '%h\n' 2>/dev/null | sed 's|^/proc/||'
 }
 no_helpers() {
 	local p
@@ -74,8 +79,9 @@ footprint_back() {
 	[ "$d1" -le $((d0 + 32)) ] || fail "struct pid objects: $d0 -> $d1"
 }
 
-state_is() { [ "$(cat $S/state 2>/dev/null)" = "$1" ]; }
-pid_changed() { local p; p=$(cat $S/pid 2>/dev/null); [ -n "$p" ] && [ "$p" != 0 ] && [ "$p" != "$1" ]; }
+# (bash builtins only: these are polled, and a fork costs on the debug kernel)
+state_is() { local s=; { read -r s <$S/state; } 2>/dev/null; [ "$s" = "$1" ]; }
+pid_changed() { local p=; { read -r p <$S/pid; } 2>/dev/null; [ -n "$p" ] && [ "$p" != 0 ] && [ "$p" != "$1" ]; }
 
 test_dmesg_clean() {
 	local bad

@@ -60,8 +60,13 @@ for s in "${suites[@]}"; do
 	else
 		script+="bash $out/tests/guest/${s}_tests.sh $out; "
 	fi
+	script+="echo \"# suite $(basename "$s" .sh): \$((SECONDS - t0)) s\"; t0=\$SECONDS; "
 done
+script="t0=\$SECONDS; $script"
+# UMH_TIMES=1 on the host: each test's time as a TAP comment (lib.sh).
+[ -z "${UMH_TIMES-}" ] || script="export UMH_TIMES=1; $script"
 if ((debug)); then
+	script="export UMH_DEBUG_KERNEL=1; $script"
 	script+="bash $out/tests/guest/kdebug_check.sh $out; "
 	# KASAN, lockdep and kmemleak slow the guest down several times, its
 	# boot too (60 s is guest.sh's default deadline).

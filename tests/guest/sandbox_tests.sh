@@ -37,11 +37,11 @@ confined() {
 test_echo_status() {
 	insmod "$B/samples/echo_umh/echo_umh.ko" || fail "insmod echo_umh"
 	local pid
-	pid=$(cat $S/pid)
+	pid=$(<$S/pid)
 	confined "$pid"
-	[ "$(cat $S/sandbox)" = "seccomp=filter no_new_privs=1 cap_eff=0000000000000000" ] ||
-		fail "sysfs sandbox: $(cat $S/sandbox)"
-	[ "$(cat $S/sandbox_kills)" = 0 ] || fail "sandbox_kills $(cat $S/sandbox_kills)"
+	[ "$(<$S/sandbox)" = "seccomp=filter no_new_privs=1 cap_eff=0000000000000000" ] ||
+		fail "sysfs sandbox: $(<$S/sandbox)"
+	[ "$(<$S/sandbox_kills)" = 0 ] || fail "sandbox_kills $(<$S/sandbox_kills)"
 }
 
 # Every op of the echo sample still works under its sandbox.
@@ -52,35 +52,35 @@ test_echo_ops() {
 	"$CLIENT" sink 1000000 || fail "sink"
 	"$CLIENT" sleep 50 || fail "sleep (nanosleep/clock_nanosleep)"
 	"$CLIENT" tag sandboxed >/dev/null || fail "tag"
-	[ "$(cat $S/sandbox_kills)" = 0 ] || fail "sandbox_kills $(cat $S/sandbox_kills)"
-	[ "$(cat $S/restarts)" = 0 ] || fail "restarts $(cat $S/restarts)"
+	[ "$(<$S/sandbox_kills)" = 0 ] || fail "sandbox_kills $(<$S/sandbox_kills)"
+	[ "$(<$S/restarts)" = 0 ] || fail "restarts $(<$S/restarts)"
 }
 
 # Root without CAP_SYS_PTRACE: uid and capabilities would allow it, only
 # the helper's being non-dumpable refuses.  Then an ordinary user.
-test_ptrace_nocap() { "$PT" nocap "$(cat $S/pid)"; }
-test_ptrace_user() { "$PT" user "$(cat $S/pid)"; }
+test_ptrace_nocap() { "$PT" nocap "$(<$S/pid)"; }
+test_ptrace_user() { "$PT" user "$(<$S/pid)"; }
 
 test_no_core() {
 	local pid
-	pid=$(cat $S/pid)
+	pid=$(<$S/pid)
 	# A dumpable process would dump core on SIGSEGV, a non-dumpable does not.
 	kill -SEGV "$pid"
 	wait_for 5 pid_changed "$pid" || fail "no restart after SIGSEGV"
-	wait_for 5 state_is running || fail "state $(cat $S/state)"
+	wait_for 5 state_is running || fail "state $(<$S/state)"
 	dmesg | grep -q "helper pid $pid killed by signal 11\$" ||
 		fail "no 'killed by signal 11' line (core dumped?): $(dmesg | grep "pid $pid")"
-	confined "$(cat $S/pid)"
+	confined "$(<$S/pid)"
 	rmmod echo_umh || fail "rmmod"
 }
 
 test_musl_status() {
 	insmod "$B/musl/samples/echo_umh/echo_umh.ko" || fail "insmod musl echo_umh"
-	confined "$(cat $S/pid)"
+	confined "$(<$S/pid)"
 	"$CLIENT" sleep 20 || fail "sleep"
 	"$CLIENT" echo 100000 || fail "echo"
-	"$PT" nocap "$(cat $S/pid)" || fail "ptrace"
-	[ "$(cat $S/sandbox_kills)" = 0 ] || fail "sandbox_kills $(cat $S/sandbox_kills)"
+	"$PT" nocap "$(<$S/pid)" || fail "ptrace"
+	[ "$(<$S/sandbox_kills)" = 0 ] || fail "sandbox_kills $(<$S/sandbox_kills)"
 	rmmod echo_umh || fail "rmmod"
 }
 
@@ -97,10 +97,10 @@ test_forbidden() {
 	dmesg_since_mark | grep -q "umh: forbidden: helper pid [0-9]* killed by signal 6" ||
 		fail "abort() not reported as signal 6: $(dmesg_since_mark)"
 	dmesg_since_mark | grep -q "was allowed" && fail "a forbidden call went through: $(dmesg_since_mark)"
-	[ "$(cat $S/sandbox_kills)" = 5 ] || fail "sandbox_kills $(cat $S/sandbox_kills), expected 5 (abort is not one)"
-	[ "$(cat $S/restarts)" = 6 ] || fail "restarts $(cat $S/restarts)"
-	state_is running || fail "state $(cat $S/state)"
-	confined "$(cat $S/pid)"
+	[ "$(<$S/sandbox_kills)" = 5 ] || fail "sandbox_kills $(<$S/sandbox_kills), expected 5 (abort is not one)"
+	[ "$(<$S/restarts)" = 6 ] || fail "restarts $(<$S/restarts)"
+	state_is running || fail "state $(<$S/state)"
+	confined "$(<$S/pid)"
 	rmmod forbidden || fail "rmmod forbidden"
 }
 
@@ -108,12 +108,12 @@ test_forbidden() {
 test_bpfilter() {
 	local S=/sys/module/bpfilter/umh_bpfilter out
 	insmod "$B/samples/bpfilter/bpfilter.ko" || fail "insmod bpfilter"
-	confined "$(cat $S/pid)"
+	confined "$(<$S/pid)"
 	out=$(iptables-legacy -A INPUT -s 10.0.0.1 -j DROP 2>&1 &&
 	      iptables-legacy -S INPUT 2>&1) || fail "iptables: $out"
 	grep -q -- "-A INPUT -s 10.0.0.1/32 -j DROP" <<<"$out" || fail "$out"
-	[ "$(cat $S/sandbox_kills)" = 0 ] || fail "sandbox_kills $(cat $S/sandbox_kills)"
-	[ "$(cat $S/restarts)" = 0 ] || fail "restarts $(cat $S/restarts)"
+	[ "$(<$S/sandbox_kills)" = 0 ] || fail "sandbox_kills $(<$S/sandbox_kills)"
+	[ "$(<$S/restarts)" = 0 ] || fail "restarts $(<$S/restarts)"
 	rmmod bpfilter || fail "rmmod bpfilter"
 }
 

@@ -34,16 +34,16 @@ name_is() { [ "$(cat $P)" = "$1" ] || fail "name is '$(cat $P)', expected '$1'";
 test_load() {
 	set_mark
 	load || return 1
-	state_is running || fail "state $(cat $S/state)"
+	state_is running || fail "state $(<$S/state)"
 	local pid
-	pid=$(cat $S/pid)
+	pid=$(<$S/pid)
 	[ -d /proc/$pid ] || fail "helper pid $pid not running"
 	[ "$(cat /proc/$pid/comm)" = hello ] || fail "helper comm $(cat /proc/$pid/comm)"
 	need_log "umh: hello[$pid]: hello helper $pid ready" || return 1
 	need_log "umh: hello: helper running, pid $pid (generation 1)" || return 1
 	need_log "hello_umh: Hello, world!" || return 1
 	need_log "hello_umh: 1 + 2 + 3 = 6, counted by helper pid $pid" || return 1
-	[ "$(cat $S/protocol)" = "hello 0x4f4c4548 1" ] || fail "protocol $(cat $S/protocol)"
+	[ "$(<$S/protocol)" = "hello 0x4f4c4548 1" ] || fail "protocol $(<$S/protocol)"
 }
 
 test_name_round_trip() {
@@ -76,15 +76,15 @@ test_long_name() {
 
 test_kill_restart() {
 	local old new err
-	old=$(cat $S/pid)
+	old=$(<$S/pid)
 	kill -9 "$old"
 	wait_for 5 test ! -d /proc/"$old" || fail "helper $old survived SIGKILL"
 	set_mark
 	err=$(write_name again) || fail "write after SIGKILL: $err"
 	need_log "hello_umh: Hello, again!" || return 1
-	new=$(cat $S/pid)
+	new=$(<$S/pid)
 	[ "$new" != "$old" ] && [ "$new" != 0 ] || fail "pid $new after killing $old"
-	[ "$(cat $S/restarts)" = 1 ] || fail "restarts $(cat $S/restarts)"
+	[ "$(<$S/restarts)" = 1 ] || fail "restarts $(<$S/restarts)"
 	[ "$(helper_pids)" = "$new" ] || fail "helpers: $(helper_pids)"
 }
 
