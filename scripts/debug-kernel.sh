@@ -10,7 +10,8 @@
 #   build=<O= build tree: make -C <it> M=<dir> builds out-of-tree modules>
 #   image=<bzImage>
 #   modules=<its installed modules, i.e. what belongs at /lib/modules/<release>>
-# Progress goes to stderr.
+# Progress goes to stderr.  With --cached it only says, by its exit
+# status, whether that kernel is already built.
 #
 # The cache lives in $UMH_CACHE (default ~/.cache/umh-sdk) as
 # debug-kernel-<key>/, where <key> hashes the linux-source-6.1 package
@@ -47,6 +48,13 @@ out=$dir/build
 mods=$dir/modules-install
 
 print_info() { cat "$dir/info"; }
+
+# debug-kernel.sh --cached: exit 0 if the kernel is built and cached, 1 if
+# a run would have to build it; builds nothing.
+if [[ ${1-} == --cached ]]; then
+	[ -f "$dir/.complete" ]
+	exit
+fi
 
 if [ -f "$dir/.complete" ]; then
 	msg "reusing $dir"

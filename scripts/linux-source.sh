@@ -12,6 +12,13 @@ tarball=/usr/src/linux-source-6.1.tar.xz
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 dir=$cache/linux-source-6.1-$ver
 if [ ! -f "$dir/.complete" ]; then
+	# Two callers at once (check.sh builds the debug kernel in the
+	# background while lint runs): one unpacks, the other waits for it.
+	mkdir -p "$cache"
+	exec {lockfd}>"$cache/linux-source.lock"
+	flock "$lockfd"
+fi
+if [ ! -f "$dir/.complete" ]; then
 	echo "linux-source.sh: unpacking linux-source-6.1 $ver into $dir" >&2
 	rm -rf "$dir" "$dir.tmp"
 	mkdir -p "$dir.tmp"
