@@ -35,7 +35,6 @@ msg() { echo "debug-kernel: $*" >&2; }
 die() { msg "$*"; exit 1; }
 
 [ -r "$frag" ] || die "missing $frag"
-src=$("$root/scripts/linux-source.sh")
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 key=$({
 	echo "linux-source-6.1 $ver"
@@ -79,6 +78,7 @@ if [ -e "$dir" ]; then
 	msg "removing the incomplete build in $dir (an interrupted run)"
 	rm -rf -- "$dir"
 fi
+src=$("$root/scripts/linux-source.sh")
 mkdir -p "$out"
 log=$dir/build.log
 : >"$log"
