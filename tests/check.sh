@@ -67,16 +67,18 @@ done
 # The same suites on a 6.1 kernel with KASAN, lockdep, DEBUG_ATOMIC_SLEEP and
 # kmemleak (scripts/debug-kernel.sh: built on first use, ~10-15 minutes on
 # 2 cores, then cached), plus a final check that the kernel reported nothing.
+dk_ok=1
 if [ -n "$dk_pid" ]; then
 	echo "== debug kernel: waiting for the background build"
 	if ! wait "$dk_pid"; then
+		dk_ok=0
 		failed=$((failed + 1))
 		echo "not ok - debug kernel build failed; last lines of build/debug-kernel.log:"
 		tail -n 20 build/debug-kernel.log | sed 's/^/    /'
 	fi
 	trap - EXIT
 fi
-if scripts/debug-kernel.sh --cached 2>/dev/null; then
+if ((dk_ok)); then
 	run_suite "guest debug-6.1" tests/guest/run.sh --debug "${guest_suites[@]}"
 fi
 
