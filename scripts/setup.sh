@@ -2,62 +2,125 @@
 # setup.sh - install everything the project needs on Debian 12 (as root).
 #
 # Idempotent, and quick when nothing is missing: installed packages are
-# found with dpkg-query, and apt (update + install) only runs for the rest.
-# Besides Debian's default 6.1 kernel it installs a 6.12 kernel from
-# bookworm's security archive: the newest linux-image-6.12.*+deb12-amd64-
-# unsigned whose linux-headers-<same>-amd64 also exists.
-set -euo pipefail
+# found with dpkg-query, and apt (update + install) only runs for the rest,
+# so a warm machine needs neither root nor the network.  Besides Debian's
+# default 6.1 kernel it installs a 6.12 kernel from bookworm's security
+# archive: linux-image-6.12.*+deb12-amd64-unsigned together with the
+# linux-headers-<same>-amd64 of the same release.
+#
+# Works on a bare machine (debootstrap --variant=minbase), on one with
+# everything installed and on one with only some packages.  Every failure
+# says what failed and why; nothing exits silently.
+#
+# The package list is what the demo, make check, lint and make bench call,
+# found by running them in a minimal root (scripts/bare-machine-check.sh),
+# with the commands each package is there for.
+#
+# tests/unit/test_setup.sh runs this script with dpkg-query, apt-cache,
+# apt-get and id stubbed on PATH.
+set -Eeuo pipefail
 export DEBIAN_FRONTEND=noninteractive
+here=$(cd "$(dirname "$0")" && pwd)
 
 PACKAGES=(
+	# guests: qemu-system-x86_64, the static busybox of the initramfs,
+	# cpio, modprobe/insmod, xz/zstd for modules and bzImages
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
+	# ps, kill, pgrep (demo, guest suites); ip (guests, bench)
+	procps iproute2
+	# guest kernels and their build trees; the kernel source for lint
+	# (checkpatch, kernel-doc, Coccinelle rules) and the debug kernel
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
-	build-essential musl-tools sparse coccinelle clang libclang-rt-14-dev
+	# helpers, unit tests (gcc and musl), the fuzzer (clang + libFuzzer)
+	build-essential musl-tools clang libclang-rt-14-dev
+	# lint: sparse, spatch (which loads the unversioned libpython3.X.so
+	# at run time: it is in libpython3-dev), checkpatch's perl modules
+	sparse coccinelle libpython3-dev
+	# the debug kernel build
 	bc flex bison libelf-dev libssl-dev
+	# docs, the bpfilter sample's reference (iptables-legacy), bench plots
 	python3-sphinx iptables graphviz gnuplot-nox
 )
 
 step() { printf 'setup: %s\n' "$*"; }
+fail() {
+	printf 'setup: %s\n' "$*" >&2
+	exit 1
+}
+# Anything that fails without its own message still names itself.
+trap 'rc=$?; fail "line $LINENO: \"$BASH_COMMAND\" failed (exit $rc)"' ERR
 
 installed() {
-	[[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) == 'install ok installed' ]]
+	[[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true) == 'install ok installed' ]]
+}
+
+need_root() {
+	[[ $(id -u) == 0 ]] || fail "must run as root to $*"
 }
 
 updated=0
 apt_update() {
-	((updated)) && return
+	((updated)) && return 0
+	need_root "run apt-get update"
 	step "apt-get update"
-	apt-get update -qq
+	apt-get update -qq || fail "apt-get update failed (exit $?): check the network and /etc/apt/sources.list*"
 	updated=1
 }
 
-# Newest 6.12 release (e.g. 6.12.118+deb12) whose image and headers are both
-# installed; prints nothing when there is none.
+# The 6.12 releases (e.g. 6.12.118+deb12) whose image is installed, oldest
+# first.  dpkg-query exits 1 when nothing matches: that is "none".
+installed_612_images() {
+	local out
+	out=$(dpkg-query -W -f='${Package} ${Status}\n' \
+		'linux-image-6.12.*-amd64-unsigned' 2>/dev/null) || true
+	awk '$2 == "install" && $4 == "installed" { print $1 }' <<<"$out" |
+		sed -n 's/^linux-image-\(6\.12\.[0-9]*+deb12\)-amd64-unsigned$/\1/p' |
+		sort -V
+}
+
+# The newest installed 6.12 release whose headers are installed too.
 installed_612() {
-	dpkg-query -W -f='${Package} ${Status}\n' 'linux-image-6.12.*-amd64-unsigned' 2>/dev/null |
-		awk '$2 == "install" && $4 == "installed" { print $1 }' |
-		sed -n 's/^linux-image-\(6\.12\.[0-9]*+deb12\)-amd64-unsigned$/\1/p' |
-		sort -V | while read -r v; do
-			installed "linux-headers-$v-amd64" && echo "$v"
-		done | tail -n 1
+	local v best=''
+	for v in $(installed_612_images); do
+		if installed "linux-headers-$v-amd64"; then
+			best=$v
+		fi
+	done
+	echo "$best"
 }
 
-# Newest 6.12 release apt can install with matching headers.
-available_612() {
-	apt-cache pkgnames linux-image-6.12. |
-		sed -n 's/^linux-image-\(6\.12\.[0-9]*+deb12\)-amd64-unsigned$/\1/p' |
-		sort -rV | while read -r v; do
-			if apt-cache show "linux-headers-$v-amd64" >/dev/null 2>&1; then
-				echo "$v"
-				break
-			fi
-		done
+# The 6.12 releases apt knows an image of, newest first.
+available_612_images() {
+	local out
+	out=$(apt-cache pkgnames linux-image-6.12.) ||
+		fail "apt-cache pkgnames failed (exit $?)"
+	sed -n 's/^linux-image-\(6\.12\.[0-9]*+deb12\)-amd64-unsigned$/\1/p' <<<"$out" |
+		sort -rV
 }
 
-if ((EUID != 0)); then
-	echo "setup: must run as root" >&2
-	exit 1
-fi
+has_headers() {
+	apt-cache show "linux-headers-$1-amd64" >/dev/null 2>&1
+}
+
+# The 6.12 release to install: an installed image whose headers apt has
+# (so nothing is downloaded twice), else the newest release apt has with
+# headers.  Prints nothing when apt has none.
+pick_612() {
+	local v
+	for v in $(installed_612_images | sort -rV); do
+		if has_headers "$v"; then
+			echo "$v"
+			return 0
+		fi
+	done
+	for v in $(available_612_images); do
+		if has_headers "$v"; then
+			echo "$v"
+			return 0
+		fi
+	done
+	return 0
+}
 
 step "checking ${#PACKAGES[@]} packages"
 missing=()
@@ -70,23 +133,31 @@ if [[ -n $k612 ]]; then
 	step "6.12 kernel $k612 already installed"
 else
 	apt_update
-	k612=$(available_612)
+	k612=$(pick_612)
 	if [[ -z $k612 ]]; then
-		echo "setup: no linux-image-6.12.*+deb12-amd64-unsigned with matching headers in apt's lists" >&2
-		exit 1
+		fail "no linux-image-6.12.*+deb12-amd64-unsigned with a matching linux-headers-*-amd64 in apt's lists (is bookworm-security in /etc/apt/sources.list*?)"
 	fi
 	step "6.12 kernel $k612 will be installed"
-	missing+=("linux-image-$k612-amd64-unsigned" "linux-headers-$k612-amd64")
+	for p in "linux-image-$k612-amd64-unsigned" "linux-headers-$k612-amd64"; do
+		installed "$p" || missing+=("$p")
+	done
 fi
 
 if ((${#missing[@]})); then
 	apt_update
 	step "installing ${missing[*]}"
-	apt-get install -y -qq --no-install-recommends "${missing[@]}"
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" ||
+		fail "apt-get install failed (exit $?); the packages were: ${missing[*]}"
+	left=()
+	for p in "${missing[@]}"; do
+		installed "$p" || left+=("$p")
+	done
+	((${#left[@]} == 0)) || fail "still not installed after apt-get install: ${left[*]}"
 else
 	step "all packages present"
 fi
 
 # The test harness boots what kernels.sh names: check that it finds both.
-kernels=$("$(dirname "$0")/kernels.sh")
+kernels=$("$here/kernels.sh") || fail "kernels.sh found no usable 6.1 and 6.12 kernels after the install"
 step "guest kernels: ${kernels//$'\n'/ }"
+step "done in ${SECONDS}s"

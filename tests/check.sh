@@ -2,21 +2,33 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh: run every test suite (user space first, then each guest kernel),
-# print a line per test as it finishes, and end with "N passed, M failed".
-# A suite that dies before reporting all its tests counts as a failure.
+# print a line per test as it finishes, and end with how long each lane
+# took and "N passed, M failed, K skipped".  A suite that dies before
+# reporting all its tests counts as a failure; a test reported as "ok ...
+# # SKIP reason" counts as skipped, not passed.
 set -u
 cd "$(dirname "$0")/.."
 
 passed=0
 failed=0
+skipped=0
+start=$SECONDS
+times=()
+
+# mmss SECONDS
+mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 
 # run_suite LABEL COMMAND...: run a TAP-printing command, count its tests.
 run_suite() {
-	local label=$1 line rc=0 seen_fail=0 plan='' count=0
+	local label=$1 line rc=0 seen_fail=0 plan='' count=0 t0=$SECONDS
+	local p0=$passed f0=$failed s0=$skipped
 	shift
 	echo "== $label"
 	while IFS= read -r line; do
 		case $line in
+		"ok "*"# SKIP"* | "ok "*"# skip"*)
+			skipped=$((skipped + 1)); count=$((count + 1))
+			echo "skip - $label: ${line#* - }" ;;
 		"ok "*)
 			passed=$((passed + 1)); count=$((count + 1))
 			echo "ok - $label: ${line#* - }" ;;
@@ -38,6 +50,10 @@ run_suite() {
 		failed=$((failed + 1))
 		echo "not ok - $label: suite exited with status $rc"
 	fi
+	times+=("$(printf '%-22s %6s  %4d passed, %d failed, %d skipped' "$label" \
+		"$(mmss $((SECONDS - t0)))" $((passed - p0)) $((failed - f0)) \
+		$((skipped - s0)))")
+	echo "== $label: $(mmss $((SECONDS - t0)))"
 }
 
 # The debug kernel (scripts/debug-kernel.sh) takes about ten minutes of
@@ -50,7 +66,7 @@ if ! scripts/debug-kernel.sh --cached 2>/dev/null; then
 	mkdir -p build
 	echo "== debug kernel: building it in the background (log: build/debug-kernel.log)"
 	setsid nice -n 19 scripts/debug-kernel.sh >build/debug-kernel.log 2>&1 &
-	dk_pid=$!
+	dk_pid=$! dk_t0=$SECONDS
 	trap 'kill -- -$dk_pid 2>/dev/null' EXIT
 fi
 
@@ -75,6 +91,8 @@ if [ -n "$dk_pid" ]; then
 		failed=$((failed + 1))
 		echo "not ok - debug kernel build failed; last lines of build/debug-kernel.log:"
 		tail -n 20 build/debug-kernel.log | sed 's/^/    /'
+	else
+		echo "== debug kernel: built in $(mmss $((SECONDS - dk_t0))) (in the background)"
 	fi
 	trap - EXIT
 fi
@@ -82,5 +100,8 @@ if ((dk_ok)); then
 	run_suite "guest debug-6.1" tests/guest/run.sh --debug "${guest_suites[@]}"
 fi
 
-echo "$passed passed, $failed failed"
+echo "== time per lane (min:s)"
+printf '   %s\n' "${times[@]}"
+echo "   total $(mmss $((SECONDS - start)))"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
