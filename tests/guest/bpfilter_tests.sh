@@ -27,12 +27,20 @@ T=$(mktemp -d /tmp/bpfilter_tests.XXXXXX)
 export XTABLES_LOCKFILE=$T/xtables.lock
 IPT=iptables-legacy
 SUPPORTED_MODS="iptable_filter xt_tcpudp xt_multiport xt_comment"
-# uid 65534 with CAP_NET_RAW only (and a lock file it can open)
+# uid 65534 with CAP_NET_RAW only (and a lock file it can open).  It may
+# not be able to reach the build tree: the checkout can be anywhere (a clone
+# in /root is mode 0700 on a fresh Debian, and the guest sees the host's
+# permissions), so what it runs from there is copied to $T/bin first, and
+# it runs in $T/nobody, not in the caller's working directory.
 chmod 755 "$T"
 mkdir -m 1777 "$T/nobody"
+mkdir -m 755 "$T/bin"
+cp "$RAW" "$T/bin/ipt_raw" && chmod 755 "$T/bin/ipt_raw" ||
+	echo "# cannot copy $RAW to $T/bin: the tests as nobody will fail"
+NOBODY_RAW=$T/bin/ipt_raw
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups
 	--inh-caps=-all,+net_raw --ambient-caps=-all,+net_raw --
-	env XTABLES_LOCKFILE="$T/nobody/xtables.lock")
+	env -C "$T/nobody" XTABLES_LOCKFILE="$T/nobody/xtables.lock")
 
 mark=0
 dmesg_since_mark() { dmesg | awk -v m="$mark" 'NR > m'; }
@@ -71,8 +79,10 @@ test_reference() {
 	"$RAW" >"$T/real.txt" 2>&1
 	local rc=$?
 	autoload
-	"${NOBODY[@]}" "$RAW" perm >"$T/real_perm.txt" 2>&1
+	"${NOBODY[@]}" "$NOBODY_RAW" perm >"$T/real_perm.txt" 2>&1
 	[ $rc = 0 ] || fail "ipt_raw exited with $rc: $(tail -n 5 "$T/real.txt")"
+	grep -q '^perm_get_info ' "$T/real_perm.txt" ||
+		fail "ipt_raw perm as nobody under ip_tables: $(head -n 5 "$T/real_perm.txt")"
 	echo "$(grep -c . "$T/real.txt") lines"
 	grep -qx 'final_table unchanged' "$T/real.txt" ||
 		fail "the table changed under ip_tables: $(tail -n 1 "$T/real.txt")"
@@ -220,7 +230,7 @@ test_unprivileged() {
 	grep -q 'Permission denied (you must be root)' <<<"$out" || fail "-L as nobody: $out"
 	out=$("${NOBODY[@]}" $IPT -A INPUT -j ACCEPT 2>&1) && fail "-A as nobody succeeded: $out"
 	grep -q 'Permission denied (you must be root)' <<<"$out" || fail "-A as nobody: $out"
-	"${NOBODY[@]}" "$RAW" perm >"$T/bpf_perm.txt" 2>&1
+	"${NOBODY[@]}" "$NOBODY_RAW" perm >"$T/bpf_perm.txt" 2>&1
 	cat "$T/bpf_perm.txt"
 	grep -qx 'perm_get_info EPERM' "$T/bpf_perm.txt" || fail "GET_INFO not EPERM"
 	grep -qx 'perm_set_replace EPERM' "$T/bpf_perm.txt" || fail "SET_REPLACE not EPERM"
