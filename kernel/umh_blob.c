@@ -42,6 +42,7 @@
 
 #include <linux/ctype.h>
 #include <linux/delay.h>
+#include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
@@ -74,6 +75,8 @@
 #define UMH_NAME_MAX		32
 #define UMH_ERR_LINE		256
 #define UMH_EXIT_WAIT		(5 * HZ)
+/* Bytes of stderr passed on once a generation is over (see umh_reader). */
+#define UMH_LAST_WORDS		(16 * UMH_ERR_LINE)
 #define UMH_MAX_RESTARTS_CAP	1000
 
 enum { UMH_POLL_TX, UMH_POLL_RX, UMH_POLL_ERR, UMH_NR_POLL };
@@ -90,6 +93,7 @@ struct umh_call {
 	refcount_t ref;
 	struct completion done;
 	enum umh_call_state state;
+	bool sending;		/* its request is not fully written yet */
 	bool abandoned;		/* caller left: discard the reply */
 	bool cut;		/* the reader stopped filling rep mid-way */
 	bool fixed;		/* reply must be exactly rep_cap bytes */
@@ -124,16 +128,20 @@ struct umh_proc {
 	wait_queue_head_t wq;
 	struct task_struct *reader;
 
-	spinlock_t lock;	/* pending, next_id, dead, call states */
+	spinlock_t lock;	/* pending, next_id, dead, call states, rpark */
 	struct list_head pending;
 	u32 next_id;
 	int dead;		/* 0, or why this generation is over */
+	bool fault;		/* ended by the helper's fault (counts) */
+	bool torn;		/* umh_proc_teardown() ran */
+	bool rparked;		/* reader waits for its call's request */
 
 	unsigned long tx_busy;	/* bit 0: a sender owns the request stream */
 
 	/* Reader thread only. */
 	struct umh_hdr rhdr;
 	size_t rhdr_got;
+	bool rclaimed;		/* rhdr's call is claimed (or dropped) */
 	bool rx_eof, err_eof;
 	struct umh_call *rcall;	/* claimed call whose payload is read */
 	u32 rgot;
@@ -157,6 +165,7 @@ struct umh_blob {
 	enum umh_blob_state state;
 	bool stopping;
 	bool backoff_served;
+	bool restart_fault;		/* the next restart counts */
 	struct umh_proc *proc;		/* current generation, ref held */
 	struct task_struct *starter;	/* may call while STARTING */
 	unsigned long *restart_at;	/* ring of restart times */
@@ -182,6 +191,18 @@ static const char *const umh_state_names[] = {
 
 static void umh_blob_proc_died(struct umh_blob *ub, struct umh_proc *p,
 			       int err);
+
+/*
+ * The one place the life-cycle state changes (Documentation/architecture.rst
+ * has the diagram and who takes each transition).  Lock-free readers use
+ * READ_ONCE(); waiters on state_wq re-check.  Context: ub->lock held.
+ */
+static void umh_set_state(struct umh_blob *ub, enum umh_blob_state state)
+{
+	lockdep_assert_held(&ub->lock);
+	WRITE_ONCE(ub->state, state);
+	wake_up_all(&ub->state_wq);
+}
 
 static long umh_left(unsigned long deadline)
 {
@@ -277,10 +298,12 @@ static pid_t umh_proc_pid_nr(struct umh_proc *p)
 
 /*
  * End a generation: fail every pending call with @err, kill the helper and
- * tell the blob.  The first reason wins; later calls are no-ops.
+ * tell the blob.  The first reason wins; later calls are no-ops.  @fault:
+ * the helper is to blame (it crashed, hung or broke the protocol), so the
+ * restart counts toward max_restarts; a caller that gave up is not.
  * Return: true if this call ended it (and so should count why).
  */
-static bool umh_proc_fail(struct umh_proc *p, int err)
+static bool umh_proc_end(struct umh_proc *p, int err, bool fault)
 {
 	struct umh_call *call, *tmp;
 	LIST_HEAD(failed);
@@ -290,7 +313,9 @@ static bool umh_proc_fail(struct umh_proc *p, int err)
 		spin_unlock(&p->lock);
 		return false;
 	}
-	p->dead = err;
+	WRITE_ONCE(p->dead, err);
+	p->fault = fault;
+	p->rparked = false;
 	list_splice_init(&p->pending, &failed);
 	spin_unlock(&p->lock);
 
@@ -310,6 +335,12 @@ static bool umh_proc_fail(struct umh_proc *p, int err)
 	}
 	spin_unlock(&p->lock);
 	return true;
+}
+
+/* The helper failed: it died, hung or broke the protocol. */
+static bool umh_proc_fail(struct umh_proc *p, int err)
+{
+	return umh_proc_end(p, err, true);
 }
 
 /* A frame from the helper broke the protocol: count, say why, kill it. */
@@ -396,10 +427,18 @@ static void umh_report_exit(struct umh_proc *p)
 	}
 }
 
-/* Stop a generation for good; the caller still owns its reference. */
+/*
+ * Stop a generation for good.  Done once, by whoever unpublishes it from
+ * ub->proc (or by its starter if it never was published); the caller
+ * still owns a reference.  Other holders of a reference may go on using
+ * it: every call on it fails at once.
+ */
 static void umh_proc_teardown(struct umh_proc *p)
 {
-	umh_proc_fail(p, -ESHUTDOWN);
+	if (WARN_ON_ONCE(p->torn))
+		return;
+	p->torn = true;
+	umh_proc_end(p, -ESHUTDOWN, false);
 	umh_wait_gone(p);
 	umh_report_exit(p);
 	if (p->reader)
@@ -509,13 +548,17 @@ static void umh_log_line(struct umh_proc *p, char *line, size_t len)
 #undef UMH_LINE
 }
 
-/* Forward complete lines of the helper's stderr; true if it read bytes. */
-static bool umh_drain_stderr(struct umh_proc *p)
+/*
+ * Forward complete lines of the helper's stderr.  Return: true if it read
+ * bytes (@got of them).
+ */
+static bool umh_drain_stderr(struct umh_proc *p, size_t *got)
 {
 	loff_t pos = 0;
 	ssize_t n;
 	char *nl;
 
+	*got = 0;
 	if (p->err_eof)
 		return false;
 	n = kernel_read(p->err, p->errbuf + p->errlen,
@@ -529,6 +572,7 @@ static bool umh_drain_stderr(struct umh_proc *p)
 		p->errlen = 0;
 		return false;
 	}
+	*got = n;
 	p->errlen += n;
 	while ((nl = memchr(p->errbuf, '\n', p->errlen))) {
 		size_t len = nl - p->errbuf;
@@ -544,16 +588,19 @@ static bool umh_drain_stderr(struct umh_proc *p)
 	return true;
 }
 
-/* A whole header is in p->rhdr: check it and claim the call it answers. */
-static int umh_rx_header(struct umh_proc *p)
+/*
+ * A whole, checked header is in p->rhdr: claim the call it answers.  A
+ * reply may only land in its caller's buffer once the request is fully
+ * written (a caller may pass one buffer for both): a reply that arrives
+ * earlier, which only a helper that answers what it has not read can
+ * send, is parked until its sender is done.
+ * Return: 0 once claimed, -EAGAIN while parked, or a violation.
+ */
+static int umh_rx_claim(struct umh_proc *p)
 {
 	struct umh_hdr *h = &p->rhdr;
 	struct umh_call *call;
 	int ret;
-
-	ret = umh_hdr_check(h, true, p->ub->cfg.max_payload);
-	if (ret)
-		return umh_violation(p, "malformed reply header", h->op, h->len);
 
 	spin_lock(&p->lock);
 	list_for_each_entry(call, &p->pending, node)
@@ -562,6 +609,11 @@ static int umh_rx_header(struct umh_proc *p)
 	spin_unlock(&p->lock);
 	return umh_violation(p, "reply to no pending request", h->id, h->op);
 found:
+	if (call->sending) {
+		p->rparked = true;
+		spin_unlock(&p->lock);
+		return -EAGAIN;
+	}
 	ret = umh_rep_check(h, call->op, call->rep_cap, call->fixed);
 	if (ret == -EBADMSG) {
 		spin_unlock(&p->lock);
@@ -601,6 +653,7 @@ static void umh_rx_done(struct umh_proc *p, int status)
 static int umh_rx(struct umh_proc *p)
 {
 	struct umh_call *call;
+	int progress = 0;
 	loff_t pos = 0;
 	ssize_t n;
 	size_t want;
@@ -619,9 +672,18 @@ static int umh_rx(struct umh_proc *p)
 		p->rhdr_got += n;
 		if (p->rhdr_got < sizeof(p->rhdr))
 			return 1;
-		ret = umh_rx_header(p);
+		if (umh_hdr_check(&p->rhdr, true, p->ub->cfg.max_payload))
+			return umh_violation(p, "malformed reply header",
+					     p->rhdr.op, p->rhdr.len);
+		progress = 1;
+	}
+	if (!p->rclaimed) {
+		ret = umh_rx_claim(p);
+		if (ret == -EAGAIN)
+			return progress;
 		if (ret)
 			return ret;
+		p->rclaimed = true;
 	} else {
 		call = p->rcall;
 		want = p->rhdr.len - p->rgot;
@@ -649,6 +711,7 @@ static int umh_rx(struct umh_proc *p)
 	if (p->rgot == p->rhdr.len) {
 		umh_rx_done(p, p->rhdr.status);
 		p->rhdr_got = 0;
+		p->rclaimed = false;
 	}
 	return 1;
 }
@@ -663,7 +726,9 @@ static bool umh_reader_wake(struct umh_proc *p)
 	struct umh_call *call = p->rcall;
 
 	return kthread_should_stop() ||
-	       (!p->rx_eof && umh_pollin(p->rx)) ||
+	       (!p->rx_eof && !READ_ONCE(p->rparked) &&
+		(umh_pollin(p->rx) ||
+		 (p->rhdr_got == sizeof(p->rhdr) && !p->rclaimed))) ||
 	       (!p->err_eof && umh_pollin(p->err)) ||
 	       (call && READ_ONCE(call->abandoned));
 }
@@ -671,10 +736,11 @@ static bool umh_reader_wake(struct umh_proc *p)
 static int umh_reader(void *data)
 {
 	struct umh_proc *p = data;
+	size_t n, got;
 	int ret;
 
 	while (!kthread_should_stop()) {
-		bool progress = umh_drain_stderr(p);
+		bool progress = umh_drain_stderr(p, &got);
 
 		if (!p->rx_eof) {
 			ret = umh_rx(p);
@@ -691,10 +757,15 @@ static int umh_reader(void *data)
 		else
 			wait_event_interruptible(p->wq, umh_reader_wake(p));
 	}
-	/* The helper is gone: pass on its last words, free its caller. */
-	while (umh_drain_stderr(p))
+	/*
+	 * The helper is gone: pass on its last words, free its caller.  Its
+	 * stderr may still have other writers (a child it forked, a process
+	 * that opened /proc/<pid>/fd/2): take what is there, up to a bound,
+	 * and never wait for EOF.
+	 */
+	for (n = 0; n < UMH_LAST_WORDS && umh_drain_stderr(p, &got); n += got)
 		;
-	umh_rx_done(p, p->dead ?: -ESHUTDOWN);
+	umh_rx_done(p, READ_ONCE(p->dead) ?: -ESHUTDOWN);
 	return 0;
 }
 
@@ -744,7 +815,8 @@ static struct umh_proc *umh_proc_spawn(struct umh_blob *ub)
 	ratelimit_state_init(&p->err_rs, 5 * HZ, 50);
 	atomic_inc(&ub->nprocs);
 	mutex_lock(&ub->lock);
-	p->gen = ++ub->gen;
+	p->gen = ub->gen + 1;
+	WRITE_ONCE(ub->gen, p->gen);
 	mutex_unlock(&ub->lock);
 
 	snprintf(name, sizeof(name), "%u.req", p->gen);
@@ -871,11 +943,13 @@ static int umh_send(struct umh_proc *p, const struct umh_hdr *hdr,
 	/*
 	 * End the generation before letting go of the stream: no other
 	 * sender may append a frame to one cut short.  The others did
-	 * nothing wrong: don't hand them our -EINTR.  A generation that
+	 * nothing wrong: don't hand them our -EINTR.  A caller that was
+	 * killed mid-frame is no fault of the helper's.  A generation that
 	 * was over already was counted by whoever ended it.
 	 */
 	if (ret && *sent &&
-	    umh_proc_fail(p, ret == -EINTR ? -ECONNABORTED : ret)) {
+	    umh_proc_end(p, ret == -EINTR ? -ECONNABORTED : ret,
+			 ret != -EINTR)) {
 		if (ret == -ETIMEDOUT)
 			atomic64_inc(&p->ub->timeouts);
 		pr_warn_ratelimited("%s: request %u cut short (%d) after %zu bytes; killing helper pid %d\n",
@@ -890,6 +964,33 @@ static int umh_send(struct umh_proc *p, const struct umh_hdr *hdr,
 }
 
 /*
+ * A call its caller leaves (@ret: -ETIMEDOUT or -EINTR) after its request
+ * was fully written: the helper has it, and may act on it.  End the
+ * generation, so that no helper goes on with what its caller was told
+ * failed: the restart replays the module's state (on_start).  A timeout
+ * is the helper's fault; a caller that was killed is not.
+ */
+static void umh_call_left(struct umh_proc *p, u16 op, int ret, bool stalled)
+{
+	struct umh_blob *ub = p->ub;
+	const char *name = op ? ub->cfg.proto->ops[op].name : "hello";
+
+	if (ret == -ETIMEDOUT) {
+		if (umh_proc_fail(p, -ETIMEDOUT)) {
+			atomic64_inc(&ub->timeouts);
+			pr_warn("%s: helper pid %d %s %s%s; killing it\n",
+				ub->name, umh_proc_pid_nr(p),
+				stalled ? "stalled in its reply to" :
+				"did not answer", name,
+				stalled ? "" : " within its deadline");
+		}
+	} else if (umh_proc_end(p, -ECONNABORTED, false)) {
+		pr_info("%s: caller of %s was killed after sending it; restarting helper pid %d so that it cannot act on a failed call\n",
+			ub->name, name, umh_proc_pid_nr(p));
+	}
+}
+
+/*
  * One call on generation @p.  @rep_cap is the reply size for a fixed reply
  * and the largest acceptable one for a variable reply.
  */
@@ -897,10 +998,10 @@ static int umh_proc_call(struct umh_proc *p, u16 op, const void *req,
 			 u32 req_len, void *rep, u32 rep_cap, bool fixed,
 			 size_t *rep_len, unsigned long deadline)
 {
-	struct umh_blob *ub = p->ub;
 	struct umh_call *call;
 	struct umh_hdr hdr;
 	size_t sent = 0;
+	bool whole;
 	long t;
 	int ret;
 
@@ -913,6 +1014,7 @@ static int umh_proc_call(struct umh_proc *p, u16 op, const void *req,
 	call->rep = rep;
 	call->rep_cap = rep_cap;
 	call->fixed = fixed;
+	call->sending = true;
 
 	spin_lock(&p->lock);
 	if (p->dead) {
@@ -927,6 +1029,18 @@ static int umh_proc_call(struct umh_proc *p, u16 op, const void *req,
 
 	umh_hdr_init(&hdr, op, call->id, req_len, 0, 0, rep_cap);
 	ret = umh_send(p, &hdr, req, deadline, &sent);
+	whole = sent == sizeof(hdr) + req_len;
+
+	/* Done with @req: a parked reply may land in @rep now. */
+	spin_lock(&p->lock);
+	call->sending = false;
+	if (p->rparked) {
+		p->rparked = false;
+		spin_unlock(&p->lock);
+		wake_up_all(&p->wq);
+	} else {
+		spin_unlock(&p->lock);
+	}
 	if (ret)
 		goto abandon;
 
@@ -939,46 +1053,41 @@ static int umh_proc_call(struct umh_proc *p, u16 op, const void *req,
 abandon:
 	spin_lock(&p->lock);
 	if (call->state == UMH_CALL_PENDING) {
-		if (sent == sizeof(hdr) + req_len) {
+		if (whole) {
 			/* Stays listed so its reply is recognised and dropped. */
 			call->abandoned = true;
 			call->rep = NULL;
 		} else {
-			/* Never (fully) sent: no reply will come. */
+			/*
+			 * Never (fully) sent: no reply will come, and the
+			 * helper has nothing to act on.  A deadline that
+			 * passed while this call only waited for the stream
+			 * is no fault of the helper's (a frame cut short
+			 * ended the generation in umh_send()).
+			 */
 			list_del_init(&call->node);
 			call->state = UMH_CALL_DONE;
 			refcount_dec(&call->ref);
 		}
 		spin_unlock(&p->lock);
-		/*
-		 * -ETIMEDOUT may also be the reason another caller ended
-		 * this generation with, while we waited for the stream:
-		 * count and kill only if the deadline was ours.
-		 */
-		if (ret == -ETIMEDOUT && umh_proc_fail(p, -ETIMEDOUT)) {
-			atomic64_inc(&ub->timeouts);
-			pr_warn("%s: helper pid %d did not answer %s within its deadline; killing it\n",
-				ub->name, umh_proc_pid_nr(p),
-				op ? ub->cfg.proto->ops[op].name : "hello");
-		}
+		if (whole)
+			umh_call_left(p, op, ret, false);
 		umh_call_put(call);
 		return ret;
 	}
 	if (call->state == UMH_CALL_CLAIMED) {
-		/* The reader is filling our buffer: make it let go first. */
+		/*
+		 * The reader is filling our buffer: make it let go first.
+		 * Not killable: the buffer is ours to free once we return.
+		 * Bounded: the reader never blocks while it holds a call.
+		 */
 		WRITE_ONCE(call->abandoned, true);
 		spin_unlock(&p->lock);
 		wake_up_all(&p->wq);
 		wait_for_completion(&call->done);
 		if (call->cut) {
-			/* Reply started but not finished in time: hung. */
-			if (ret == -ETIMEDOUT &&
-			    umh_proc_fail(p, -ETIMEDOUT)) {
-				atomic64_inc(&ub->timeouts);
-				pr_warn("%s: helper pid %d stalled in its reply to %s; killing it\n",
-					ub->name, umh_proc_pid_nr(p),
-					op ? ub->cfg.proto->ops[op].name : "hello");
-			}
+			/* Reply started but not finished when we left. */
+			umh_call_left(p, op, ret, true);
 			umh_call_put(call);
 			return ret;
 		}
@@ -1029,7 +1138,8 @@ static struct umh_proc *umh_get_proc(struct umh_blob *ub,
 			}
 			break;
 		case UMH_BLOB_STARTING:
-			if (ub->starter == current)
+			/* on_start calls the generation it is starting. */
+			if (ub->starter == current && ub->proc)
 				p = ub->proc;
 			break;
 		case UMH_BLOB_RESTARTING:
@@ -1118,8 +1228,13 @@ static int umh_call(struct umh_blob *ub, u16 op, const void *req,
  * it is killed and restarted.
  *
  * Context: process context; sleeps.  Many callers may call concurrently.
+ * A caller killed after its request was fully sent gets -EINTR, and the
+ * generation ends as for a timeout (without counting toward max_restarts):
+ * a helper never goes on with a request whose caller was told it failed.
+ *
  * Return: the helper's status (0 or its negative errno), or -EOPNOTSUPP,
- * -EINVAL, -EMSGSIZE for a request that does not fit @op, -ETIMEDOUT,
+ * -EINVAL, -EMSGSIZE for a request that does not fit @op (-EINVAL also for
+ * a NULL @req or @rep with a non-zero size), -ETIMEDOUT,
  * -EINTR if the caller was killed, -ECONNRESET, -EPIPE or -EPROTO if the
  * helper died or broke the protocol, -ECONNABORTED if another caller's
  * request was cut short, -ENOTCONN if the helper is down for good, and
@@ -1135,6 +1250,8 @@ int umh_blob_call(struct umh_blob *ub, unsigned int op,
 
 	if (!d)
 		return -EOPNOTSUPP;
+	if ((!req && req_len) || (!rep && rep_cap))
+		return -EINVAL;
 	ret = umh_op_check_req(d, req_len, ub->cfg.max_payload);
 	if (ret)
 		return ret;
@@ -1215,22 +1332,20 @@ static void umh_health_work(struct work_struct *work)
 
 /*
  * Start one generation: spawn, handshake, on_start.  Not under ub->lock.
+ * The caller has set the state to STARTING and ub->starter to current.
  * On failure the state becomes @fail_state (STOPPED if stopping).
+ *
+ * References: the spawn gives us one, which we hold until we return, so
+ * that a concurrent umh_blob_stop() (which tears down whatever ub->proc
+ * holds) cannot free the generation under the handshake; ub->proc holds
+ * its own.  Whoever takes the generation out of ub->proc tears it down.
  */
 static int umh_do_start(struct umh_blob *ub, enum umh_blob_state fail_state)
 {
+	struct umh_proc *p, *drop = NULL;
 	unsigned long deadline;
-	struct umh_proc *p;
+	bool published = false;
 	int ret;
-
-	mutex_lock(&ub->lock);
-	if (ub->stopping) {
-		mutex_unlock(&ub->lock);
-		return -ESHUTDOWN;
-	}
-	ub->state = UMH_BLOB_STARTING;
-	ub->starter = current;
-	mutex_unlock(&ub->lock);
 
 	deadline = jiffies + msecs_to_jiffies(ub->cfg.start_timeout_ms);
 	p = umh_proc_spawn(ub);
@@ -1240,15 +1355,16 @@ static int umh_do_start(struct umh_blob *ub, enum umh_blob_state fail_state)
 		goto out;
 	}
 	mutex_lock(&ub->lock);
-	if (ub->stopping) {
-		mutex_unlock(&ub->lock);
-		umh_proc_teardown(p);
-		umh_proc_put(p);
+	if (!ub->stopping) {
+		kref_get(&p->ref);
+		ub->proc = p;
+		published = true;
+	}
+	mutex_unlock(&ub->lock);
+	if (!published) {
 		ret = -ESHUTDOWN;
 		goto out;
 	}
-	ub->proc = p;
-	mutex_unlock(&ub->lock);
 
 	ret = umh_hello(ub, p, deadline);
 	if (ret == -ECONNRESET || ret == -ESHUTDOWN)
@@ -1271,25 +1387,30 @@ out:
 	if (!ret && ub->stopping)
 		ret = -ESHUTDOWN;
 	/* Died during on_start: nobody has scheduled a restart for it. */
-	if (!ret && READ_ONCE(ub->proc->dead))
-		ret = READ_ONCE(ub->proc->dead);
+	if (!ret && READ_ONCE(p->dead))
+		ret = READ_ONCE(p->dead);
 	if (ret) {
-		p = ub->proc;
-		ub->proc = NULL;
-		ub->last_error = ret;
-		ub->state = ub->stopping ? UMH_BLOB_STOPPED : fail_state;
+		if (published && ub->proc == p) {
+			drop = p;
+			ub->proc = NULL;
+		}
+		WRITE_ONCE(ub->last_error, ret);
+		umh_set_state(ub, ub->stopping ? UMH_BLOB_STOPPED : fail_state);
 	} else {
-		ub->state = UMH_BLOB_RUNNING;
+		umh_set_state(ub, UMH_BLOB_RUNNING);
 		pr_info("%s: helper running, pid %d (generation %u)\n",
 			ub->name, umh_proc_pid_nr(p), p->gen);
-		p = NULL;
 	}
-	wake_up_all(&ub->state_wq);
 	mutex_unlock(&ub->lock);
-	if (p) {
+	/* Never published: ours to tear down. */
+	if (p && !published)
 		umh_proc_teardown(p);
-		umh_proc_put(p);
+	if (drop) {
+		umh_proc_teardown(drop);
+		umh_proc_put(drop);
 	}
+	if (p)
+		umh_proc_put(p);
 	return ret;
 }
 
@@ -1327,13 +1448,16 @@ static void umh_restart_work(struct work_struct *work)
 		if (ub->state != UMH_BLOB_RESTARTING)
 			goto unlock;
 	}
-	if (!ub->backoff_served) {
+	/*
+	 * Only restarts the helper is to blame for count toward
+	 * max_restarts and back off: not those after a caller was killed.
+	 */
+	if (ub->restart_fault && !ub->backoff_served) {
 		n = umh_recent_restarts(ub);
 		if (n >= ub->cfg.max_restarts) {
-			ub->state = UMH_BLOB_FAILED;
+			umh_set_state(ub, UMH_BLOB_FAILED);
 			pr_err("%s: %u restarts within %u ms; restart cap reached, helper stays down\n",
 			       ub->name, n, ub->cfg.restart_window_ms);
-			wake_up_all(&ub->state_wq);
 			goto unlock;
 		}
 		delay = n ? msecs_to_jiffies(min_t(u64, (u64)ub->cfg.backoff_min_ms <<
@@ -1345,18 +1469,31 @@ static void umh_restart_work(struct work_struct *work)
 			goto unlock;
 		}
 	}
+	if (ub->restart_fault) {
+		ub->restart_at[ub->restart_idx] = jiffies ?: 1;
+		ub->restart_idx = (ub->restart_idx + 1) % ub->cfg.max_restarts;
+	}
 	ub->backoff_served = false;
-	ub->restart_at[ub->restart_idx] = jiffies ?: 1;
-	ub->restart_idx = (ub->restart_idx + 1) % ub->cfg.max_restarts;
 	atomic_inc(&ub->restarts);
+	umh_set_state(ub, UMH_BLOB_STARTING);
+	ub->starter = current;
 	mutex_unlock(&ub->lock);
 
 	ret = umh_do_start(ub, UMH_BLOB_RESTARTING);
 	if (!ret || ret == -ESHUTDOWN)
 		return;
 	mutex_lock(&ub->lock);
-	if (!ub->stopping)
-		schedule_delayed_work(&ub->restart_work, 0);
+	if (!ub->stopping && ub->state == UMH_BLOB_RESTARTING) {
+		/*
+		 * -EBUSY: user-mode helpers are disabled (suspend or
+		 * shutdown): no fault of the helper's; try again later.
+		 * Any other failure to start counts.
+		 */
+		ub->restart_fault = ret != -EBUSY;
+		schedule_delayed_work(&ub->restart_work,
+				      ret == -EBUSY ?
+				      msecs_to_jiffies(ub->cfg.backoff_max_ms) : 0);
+	}
 unlock:
 	mutex_unlock(&ub->lock);
 }
@@ -1366,10 +1503,12 @@ static void umh_blob_proc_died(struct umh_blob *ub, struct umh_proc *p,
 {
 	mutex_lock(&ub->lock);
 	if (ub->proc == p && ub->state == UMH_BLOB_RUNNING) {
-		ub->state = UMH_BLOB_RESTARTING;
-		ub->last_error = err;
-		pr_warn("%s: helper pid %d lost (%d); restarting\n", ub->name,
-			umh_proc_pid_nr(p), err);
+		umh_set_state(ub, UMH_BLOB_RESTARTING);
+		WRITE_ONCE(ub->last_error, err);
+		ub->restart_fault = p->fault;
+		if (p->fault)
+			pr_warn("%s: helper pid %d lost (%d); restarting\n",
+				ub->name, umh_proc_pid_nr(p), err);
 		schedule_delayed_work(&ub->restart_work, 0);
 	}
 	mutex_unlock(&ub->lock);
@@ -1386,17 +1525,22 @@ static void umh_blob_proc_died(struct umh_blob *ub, struct umh_proc *p,
  * Return: 0 once the helper answers calls; -ENOEXEC if the blob is not an
  * executable, -ECONNRESET if the helper exited early, -ETIMEDOUT if it did
  * not answer the handshake, -EPROTO if it speaks another protocol, or the
- * error of on_start.  -EBUSY if it was started already.
+ * error of on_start.  -EBUSY if it was started already (or is being
+ * started by a concurrent call).
  */
 int umh_blob_start(struct umh_blob *ub)
 {
 	int ret;
 
 	mutex_lock(&ub->lock);
-	ret = ub->state == UMH_BLOB_STOPPED && !ub->stopping ? 0 : -EBUSY;
+	if (ub->state != UMH_BLOB_STOPPED || ub->stopping) {
+		mutex_unlock(&ub->lock);
+		return -EBUSY;
+	}
+	umh_set_state(ub, UMH_BLOB_STARTING);
+	ub->starter = current;
 	mutex_unlock(&ub->lock);
-	if (ret)
-		return ret;
+
 	ret = umh_do_start(ub, UMH_BLOB_FAILED);
 	if (ret)
 		return ret;
@@ -1421,11 +1565,10 @@ void umh_blob_stop(struct umh_blob *ub)
 	struct umh_proc *p;
 
 	mutex_lock(&ub->lock);
-	ub->stopping = true;
-	ub->state = UMH_BLOB_STOPPED;
+	WRITE_ONCE(ub->stopping, true);
+	umh_set_state(ub, UMH_BLOB_STOPPED);
 	p = ub->proc;
 	ub->proc = NULL;
-	wake_up_all(&ub->state_wq);
 	mutex_unlock(&ub->lock);
 
 	if (p) {
@@ -1624,6 +1767,29 @@ static int umh_check_config(const struct umh_blob_config *cfg, size_t size)
 	return 0;
 }
 
+/*
+ * Make the copy of the blob immutable, as memfd's F_SEAL_WRITE does: every
+ * restart must exec the bytes the module carries.  Anyone who gets hold of
+ * the file (root with CAP_SYS_PTRACE can reopen /proc/<pid>/exe of a
+ * helper, and keep it past the helper's exit) then gets -EPERM from
+ * write(), truncate, fallocate and a shared writable mmap.  Nothing maps
+ * it writable yet, so mapping_deny_writable() cannot fail.
+ */
+static int umh_seal(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	int ret;
+
+	inode_lock(inode);
+	ret = mapping_deny_writable(file->f_mapping);
+	if (!ret)
+		SHMEM_I(inode)->seals |= F_SEAL_SEAL | F_SEAL_SHRINK |
+					 F_SEAL_GROW | F_SEAL_WRITE |
+					 F_SEAL_FUTURE_WRITE;
+	inode_unlock(inode);
+	return ret;
+}
+
 static int umh_copy_blob(struct umh_blob *ub, const void *blob, size_t size)
 {
 	char name[UMH_NAME_MAX + 8];
@@ -1642,7 +1808,7 @@ static int umh_copy_blob(struct umh_blob *ub, const void *blob, size_t size)
 		if (n <= 0)
 			return n ? n : -EIO;
 	}
-	return 0;
+	return umh_seal(ub->exe);
 }
 
 static int umh_mount(struct umh_blob *ub)
@@ -1709,7 +1875,7 @@ struct umh_blob *umh_blob_create(const struct umh_blob_config *cfg,
 	init_waitqueue_head(&ub->state_wq);
 	INIT_DELAYED_WORK(&ub->restart_work, umh_restart_work);
 	INIT_DELAYED_WORK(&ub->health_work, umh_health_work);
-	ub->state = UMH_BLOB_STOPPED;
+	ub->state = UMH_BLOB_STOPPED;	/* not visible to anyone yet */
 
 	ret = -ENOMEM;
 	ub->restart_at = kcalloc(ub->cfg.max_restarts,

@@ -270,7 +270,10 @@ static int bpf_replace(sockptr_t arg, unsigned int len)
 				     tmp.size))
 		goto out;
 
-	mutex_lock(&bpf_set_lock);
+	/* Killable: the holder may wait up to two calls' timeouts. */
+	ret = mutex_lock_killable(&bpf_set_lock);
+	if (ret)
+		goto out;
 	mutex_lock(&bpf_state_lock);
 	starts = bpf_starts;
 	mutex_unlock(&bpf_state_lock);
@@ -333,7 +336,9 @@ static int bpf_add_counters(sockptr_t arg, unsigned int len)
 		goto out;
 	add = req + sizeof(tmp);
 
-	mutex_lock(&bpf_set_lock);
+	ret = mutex_lock_killable(&bpf_set_lock);
+	if (ret)
+		goto out;
 	/* The replay state gets the same additions, in a copy. */
 	cur = bpf_state_get(&starts);
 	if (cur->number == tmp.num_counters) {

@@ -39,7 +39,8 @@ MODULE_PARM_DESC(restart_window_ms, "restart window (ms)");
 static struct umh_blob *echo_ub;
 
 /* State the helper holds and the module keeps, to replay into new helpers. */
-static DEFINE_MUTEX(echo_tag_lock);
+static DEFINE_MUTEX(echo_set_lock);	/* serialises tag changes */
+static DEFINE_MUTEX(echo_tag_lock);	/* echo_tag */
 static struct echo_tag echo_tag;
 
 static struct {
@@ -75,19 +76,27 @@ static long echo_set_tag(void __user *arg)
 {
 	struct echo_ioc_tag io;
 	struct echo_tag req = {}, rep;
+	long ret;
 
 	if (copy_from_user(&io, arg, sizeof(io)))
 		return -EFAULT;
 	BUILD_BUG_ON(sizeof(io.tag) != sizeof(req.tag));
 	strscpy(req.tag, io.tag, sizeof(req.tag));
 	/*
-	 * Record first, call after, without the lock: a restart in between
-	 * replays the new tag through on_start, which takes the lock.
+	 * One tag change at a time, so that the helper ends with the tag
+	 * recorded last.  Record first, call after, without echo_tag_lock: a
+	 * restart in between replays the new tag through on_start, which
+	 * takes that lock (not echo_set_lock).
 	 */
+	ret = mutex_lock_killable(&echo_set_lock);
+	if (ret)
+		return ret;
 	mutex_lock(&echo_tag_lock);
 	echo_tag = req;
 	mutex_unlock(&echo_tag_lock);
-	return echo_call_tag(echo_ub, &req, &rep);
+	ret = echo_call_tag(echo_ub, &req, &rep);
+	mutex_unlock(&echo_set_lock);
+	return ret;
 }
 
 /*
