@@ -185,7 +185,7 @@ note "test modules: ${SECONDS}s"
 # helpers (include/umh_sdk/{wire,rpc,helper}.h, samples/*/*.h) are user
 # space too, where kernel helpers such as min() do not exist, and so is
 # bpfilter's table code (ipt_table.c, linked only into its helper).
-kernel_files=(kernel/umh_blob.c include/umh_sdk/umh_blob.h include/umh_sdk/compat.h)
+kernel_files=(kernel/*.c kernel/*.h include/umh_sdk/umh_blob.h include/umh_sdk/compat.h)
 for f in samples/*/*.c tests/modules/*_main.c tests/modules/*.h; do
 	case $f in *_helper.c | samples/bpfilter/ipt_table.c) continue ;; esac
 	kernel_files+=("$f")

@@ -36,7 +36,7 @@ cd "$root" || exit 1
 user_re='(_helper\.c|/helper\.h|/sandbox\.h|samples/bpfilter/ipt_table\.[ch])$'
 kernel_c=$(ls kernel/*.c samples/*/*.c tests/modules/*.c \
 	Documentation/tutorial/*/*.c 2>/dev/null | grep -Ev "$user_re")
-kernel_h=$(ls include/umh_sdk/*.h samples/*/*.h tests/modules/*.h \
+kernel_h=$(ls kernel/*.h include/umh_sdk/*.h samples/*/*.h tests/modules/*.h \
 	Documentation/tutorial/*/*.h 2>/dev/null | grep -Ev "$user_re")
 # The module trees: the top level (samples) and the test modules.
 module_dirs=". tests/modules"
@@ -194,14 +194,14 @@ run_selftest() {
 			ok "self-test: $1 makes the $2 check fail"
 		fi
 	}
-	mutate "an unused variable in kernel code" sparse kernel/umh_blob.c \
-		's/(static long umh_left\(unsigned long deadline\)\n\{\n)/$1\tint unused_lint_probe;\n\n/'
+	mutate "an unused variable in kernel code" sparse kernel/umh_call.c \
+		's/(static bool umh_settled\(struct umh_blob \*ub\)\n\{\n)/$1\tint unused_lint_probe;\n\n/'
 	mutate "a missing kernel-doc comment" kerneldoc kernel/umh_blob.c \
 		's/\/\*\*\n \* umh_blob_pid\(\) - pid of the running helper\n/\/*\n * umh_blob_pid - pid of the running helper\n/'
-	mutate "a broken kernel-doc comment in the API reference" htmldocs kernel/umh_blob.c \
+	mutate "a broken kernel-doc comment in the API reference" htmldocs kernel/umh_call.c \
 		's/ \* \@timeout_ms:\tdeadline \(0: the default call timeout\)\n//'
-	mutate "a checkpatch error" checkpatch kernel/umh_blob.c \
-		's/(static long umh_left\(unsigned long deadline\)\n\{\n)/$1\tif(deadline) deadline++ ;\n/'
+	mutate "a checkpatch error" checkpatch kernel/umh_call.c \
+		's/(static bool umh_settled\(struct umh_blob \*ub\)\n\{\n)/$1\tif(ub) ub++ ;\n/'
 	if [ -d "$root/tests/cocci" ]; then
 		mutate "a helper leaked on module exit" cocci tests/modules/testmod.h \
 			's/\n\tumh_blob_destroy\(ub\);\n\}\n\nmodule_init/\n}\n\nmodule_init/'

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * umh-sdk kernel side, internal: what the SDK's kernel files share.  Not a
+ * public header: modules use <umh_sdk/umh_blob.h>.
+ *
+ *   umh_proc.c    one generation of the helper: FIFOs, spawn, reader
+ *                 thread, failure and teardown
+ *   umh_call.c    calls: send, wait, abandon; the handshake; ping
+ *   umh_blob.c    the life cycle (the one state setter, start, restart,
+ *                 health, stop) and creation
+ *   umh_status.c  the status view in sysfs
+ *
+ * Documentation/architecture.rst has the design and the state diagram.
+ */
+#ifndef _UMH_INTERNAL_H
+#define _UMH_INTERNAL_H
+
+#include <linux/ctype.h>
+#include <linux/delay.h>
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/kobject.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/pid.h>
+#include <linux/poll.h>
+#include <linux/ratelimit.h>
+#include <linux/cred.h>
+#include <linux/refcount.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seccomp.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/uio.h>
+#include <linux/umh.h>
+#include <linux/wait.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
+
+#include <umh_sdk/compat.h>
+#include <umh_sdk/umh_blob.h>
+
+#define UMH_NAME_MAX		32
+#define UMH_ERR_LINE		256
+#define UMH_EXIT_WAIT		(5 * HZ)
+/* Bytes of stderr passed on once a generation is over (see umh_reader). */
+#define UMH_LAST_WORDS		(16 * UMH_ERR_LINE)
+#define UMH_MAX_RESTARTS_CAP	1000
+
+enum { UMH_POLL_TX, UMH_POLL_RX, UMH_POLL_ERR, UMH_NR_POLL };
+
+enum umh_call_state {
+	UMH_CALL_PENDING,	/* on proc->pending, waiting for its reply */
+	UMH_CALL_CLAIMED,	/* the reader is copying its reply */
+	UMH_CALL_DONE,
+};
+
+/* One call in flight.  Refs: the caller's and the channel's. */
+struct umh_call {
+	struct list_head node;
+	refcount_t ref;
+	struct completion done;
+	enum umh_call_state state;
+	bool sending;		/* its request is not fully written yet */
+	bool abandoned;		/* caller left: discard the reply */
+	bool cut;		/* the reader stopped filling rep mid-way */
+	bool fixed;		/* reply must be exactly rep_cap bytes */
+	u16 op;
+	u32 id;
+	void *rep;
+	u32 rep_cap;
+	u32 rep_len;
+	int status;
+};
+
+struct umh_poll {
+	wait_queue_entry_t wait;
+	wait_queue_head_t *head;
+	poll_table pt;
+	struct umh_proc *proc;
+};
+
+/* One generation of the helper process. */
+struct umh_proc {
+	struct kref ref;
+	struct umh_blob *ub;
+	unsigned int gen;
+	struct pid *pid;
+	struct task_struct *task; /* the helper, held to read how it ended */
+	struct file *tx;	/* write end of the request FIFO */
+	struct file *tx_keep;	/* extra read end: no SIGPIPE, ever */
+	struct file *rx;	/* read end of the reply FIFO */
+	struct file *err;	/* read end of the helper's stderr */
+	struct file *child[3];	/* the helper's fds 0, 1, 2 until installed */
+	struct umh_poll poll[UMH_NR_POLL];
+	wait_queue_head_t wq;
+	struct task_struct *reader;
+
+	spinlock_t lock;	/* pending, next_id, dead, call states, rpark */
+	struct list_head pending;
+	u32 next_id;
+	int dead;		/* 0, or why this generation is over */
+	bool fault;		/* ended by the helper's fault (counts) */
+	bool torn;		/* umh_proc_teardown() ran */
+	bool rparked;		/* reader waits for its call's request */
+
+	unsigned long tx_busy;	/* bit 0: a sender owns the request stream */
+
+	/* Reader thread only. */
+	struct umh_hdr rhdr;
+	size_t rhdr_got;
+	bool rclaimed;		/* rhdr's call is claimed (or dropped) */
+	bool rx_eof, err_eof;
+	struct umh_call *rcall;	/* claimed call whose payload is read */
+	u32 rgot;
+	char scratch[256];	/* sink for payloads nobody waits for */
+	char errbuf[UMH_ERR_LINE];
+	size_t errlen;
+	struct ratelimit_state err_rs;
+};
+
+struct umh_blob {
+	struct umh_blob_config cfg;
+	char name[UMH_NAME_MAX + 1];
+	char *argv[2];
+	char *envp[3];
+	struct file *exe;		/* kernel-owned copy of the blob */
+	struct vfsmount *mnt;		/* private tmpfs for the FIFOs */
+	struct kobject kobj;		/* status view */
+	bool kobj_added;
+
+	struct mutex lock;		/* everything below up to stats */
+	enum umh_blob_state state;
+	bool stopping;
+	bool backoff_served;
+	bool restart_fault;		/* the next restart counts */
+	struct umh_proc *proc;		/* current generation, ref held */
+	struct task_struct *starter;	/* may call while STARTING */
+	unsigned long *restart_at;	/* ring of restart times */
+	unsigned int restart_idx;
+	unsigned int gen;
+	wait_queue_head_t state_wq;
+	struct delayed_work restart_work;
+	struct delayed_work health_work;
+	atomic_t nprocs;		/* generations not yet released */
+
+	atomic64_t calls, failures, timeouts, violations, sandbox_kills;
+	atomic_t restarts;
+	int last_error;
+};
+
+static inline long umh_left(unsigned long deadline)
+{
+	return time_after(deadline, jiffies) ? (long)(deadline - jiffies) : 0;
+}
+
+static inline void umh_call_put(struct umh_call *call)
+{
+	if (refcount_dec_and_test(&call->ref))
+		kfree(call);
+}
+
+/* Called with p->lock held; drops the channel's reference. */
+static inline void umh_call_finish(struct umh_call *call, int status, u32 len)
+{
+	call->status = status;
+	call->rep_len = len;
+	call->state = UMH_CALL_DONE;
+	complete(&call->done);
+	umh_call_put(call);
+}
+
+static inline pid_t umh_proc_pid_nr(struct umh_proc *p)
+{
+	return p->pid ? pid_nr(p->pid) : 0;
+}
+
+/* umh_proc.c */
+struct umh_proc *umh_proc_spawn(struct umh_blob *ub);
+void umh_proc_put(struct umh_proc *p);
+bool umh_proc_end(struct umh_proc *p, int err, bool fault);
+bool umh_proc_fail(struct umh_proc *p, int err);
+void umh_proc_teardown(struct umh_proc *p);
+bool umh_task_exited(struct pid *pid);
+
+/* umh_call.c */
+int umh_hello(struct umh_blob *ub, struct umh_proc *p, unsigned long deadline);
+
+/* umh_blob.c */
+void umh_blob_proc_died(struct umh_blob *ub, struct umh_proc *p, int err);
+
+/* umh_status.c */
+extern const struct kobj_type umh_status_ktype;
+
+#endif /* _UMH_INTERNAL_H */

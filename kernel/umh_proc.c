@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * umh-sdk kernel side: one generation of the helper.  Its FIFOs in the
+ * private tmpfs, the spawn through call_usermodehelper(), the reader
+ * thread that takes replies and stderr, and how a generation ends.
+ *
+ * References: a generation (struct umh_proc) is refcounted.  ub->proc
+ * holds one for the current generation, a starter holds one while it
+ * runs the handshake, each caller one for its call.  Whoever takes it out
+ * of ub->proc (or the starter, if it never got there) tears it down, once;
+ * the last put frees it.
+ */
+#define pr_fmt(fmt) "umh: " fmt
+
+#include "umh_internal.h"
+
+static int umh_poll_wake(wait_queue_entry_t *wait, unsigned int mode,
+			 int sync, void *key)
+{
+	struct umh_poll *pp = container_of(wait, struct umh_poll, wait);
+
+	wake_up(&pp->proc->wq);
+	return 0;
+}
+
+static void umh_poll_queue(struct file *file, wait_queue_head_t *head,
+			   poll_table *pt)
+{
+	struct umh_poll *pp = container_of(pt, struct umh_poll, pt);
+
+	/* A pipe end registers one head: rd_wait or wr_wait. */
+	if (WARN_ON_ONCE(pp->head))
+		return;
+	pp->head = head;
+	init_waitqueue_func_entry(&pp->wait, umh_poll_wake);
+	add_wait_queue(head, &pp->wait);
+}
+
+static void umh_poll_add(struct umh_proc *p, int i, struct file *file)
+{
+	struct umh_poll *pp = &p->poll[i];
+
+	pp->proc = p;
+	init_poll_funcptr(&pp->pt, umh_poll_queue);
+	vfs_poll(file, &pp->pt);
+}
+
+static void umh_proc_release(struct kref *kref)
+{
+	struct umh_proc *p = container_of(kref, struct umh_proc, ref);
+	struct umh_blob *ub = p->ub;
+	int i;
+
+	for (i = 0; i < UMH_NR_POLL; i++)
+		if (p->poll[i].head)
+			remove_wait_queue(p->poll[i].head, &p->poll[i].wait);
+	for (i = 0; i < ARRAY_SIZE(p->child); i++)
+		if (p->child[i])
+			fput(p->child[i]);
+	if (p->tx)
+		fput(p->tx);
+	if (p->tx_keep)
+		fput(p->tx_keep);
+	if (p->rx)
+		fput(p->rx);
+	if (p->err)
+		fput(p->err);
+	put_pid(p->pid);
+	if (p->task)
+		put_task_struct(p->task);
+	kfree(p);
+	if (atomic_dec_and_test(&ub->nprocs))
+		wake_up_var(&ub->nprocs);
+}
+
+/**
+ * umh_proc_put() - drop a reference to a generation
+ * @p:	the generation
+ *
+ * The last reference frees it: its files, pid, task and wait entries.
+ * Context: process context (it may fput()).
+ */
+void umh_proc_put(struct umh_proc *p)
+{
+	kref_put(&p->ref, umh_proc_release);
+}
+
+/**
+ * umh_proc_end() - end a generation
+ * @p:		the generation
+ * @err:	why; pending calls fail with it
+ * @fault:	the helper is to blame (it crashed, hung or broke the
+ *		protocol): the restart counts toward max_restarts.  A caller
+ *		that gave up is not.
+ *
+ * Fails every pending call with @err, kills the helper and tells the blob.
+ * The first reason wins; later calls are no-ops.
+ *
+ * Context: process context or the reader thread; takes ub->lock.
+ * Return: true if this call ended it (and so should count why).
+ */
+bool umh_proc_end(struct umh_proc *p, int err, bool fault)
+{
+	struct umh_call *call, *tmp;
+	LIST_HEAD(failed);
+
+	spin_lock(&p->lock);
+	if (p->dead) {
+		spin_unlock(&p->lock);
+		return false;
+	}
+	WRITE_ONCE(p->dead, err);
+	p->fault = fault;
+	p->rparked = false;
+	list_splice_init(&p->pending, &failed);
+	spin_unlock(&p->lock);
+
+	if (p->pid)
+		kill_pid(p->pid, SIGKILL, 1);
+	wake_up_all(&p->wq);
+	/*
+	 * Tell the blob before the callers: a caller that retries at once
+	 * must find the blob restarting, not this dead generation.
+	 */
+	umh_blob_proc_died(p->ub, p, err);
+
+	spin_lock(&p->lock);
+	list_for_each_entry_safe(call, tmp, &failed, node) {
+		list_del_init(&call->node);
+		umh_call_finish(call, err, 0);
+	}
+	spin_unlock(&p->lock);
+	return true;
+}
+
+/**
+ * umh_proc_fail() - end a generation by the helper's fault
+ * @p:		the generation
+ * @err:	why
+ *
+ * umh_proc_end() with @fault true.
+ * Return: true if this call ended it.
+ */
+bool umh_proc_fail(struct umh_proc *p, int err)
+{
+	return umh_proc_end(p, err, true);
+}
+
+/* A frame from the helper broke the protocol: count, say why, kill it. */
+static int umh_violation(struct umh_proc *p, const char *why, u32 a, u32 b)
+{
+	/* Leftovers of a generation already being killed are not news. */
+	if (READ_ONCE(p->dead))
+		return -EPROTO;
+	atomic64_inc(&p->ub->violations);
+	pr_warn_ratelimited("%s: protocol violation by helper pid %d: %s (%u, %u); killing it\n",
+			    p->ub->name, umh_proc_pid_nr(p), why, a, b);
+	return -EPROTO;
+}
+
+/**
+ * umh_task_exited() - has the helper's thread group exited?
+ * @pid:	its pid
+ *
+ * Context: any.
+ * Return: true once it has exited or been reaped.
+ */
+bool umh_task_exited(struct pid *pid)
+{
+	struct task_struct *task;
+	bool gone;
+
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_TGID);
+	gone = !task || READ_ONCE(task->exit_state);
+	rcu_read_unlock();
+	return gone;
+}
+
+static bool umh_task_reaped(struct pid *pid)
+{
+	bool gone;
+
+	rcu_read_lock();
+	gone = !pid_task(pid, PIDTYPE_TGID);
+	rcu_read_unlock();
+	return gone;
+}
+
+/*
+ * Wait until the killed helper is gone.  wait_pidfd is woken once the
+ * thread group has exited; the helper's parent is kthreadd, which reaps it
+ * at once, so the short poll afterwards only covers the reaping itself.
+ */
+static void umh_wait_gone(struct umh_proc *p)
+{
+	int i;
+
+	if (!p->pid)
+		return;
+	if (!wait_event_timeout(p->pid->wait_pidfd, umh_task_exited(p->pid),
+				UMH_EXIT_WAIT)) {
+		pr_warn("%s: helper pid %d still alive %u s after SIGKILL\n",
+			p->ub->name, pid_nr(p->pid), UMH_EXIT_WAIT / HZ);
+		return;
+	}
+	for (i = 0; i < 1000 && !umh_task_reaped(p->pid); i++)
+		usleep_range(500, 1000);
+}
+
+/*
+ * Say how a helper that is gone ended, unless we killed it.  do_exit()
+ * stores the exit code before it closes the helper's files (so before the
+ * reader sees EOF) and nothing changes it afterwards; the task_struct is
+ * ours until the generation is released, though kthreadd reaps the helper
+ * at once.  A seccomp kill (SECCOMP_RET_KILL_PROCESS) ends the whole group
+ * with SIGSYS, which the helper cannot catch, block or ignore.
+ */
+static void umh_report_exit(struct umh_proc *p)
+{
+	int code, sig;
+
+	if (!p->task || !READ_ONCE(p->task->exit_state))
+		return;
+	code = READ_ONCE(p->task->exit_code);
+	sig = code & 0x7f;
+	if (sig == SIGSYS) {
+		atomic64_inc(&p->ub->sandbox_kills);
+		pr_err("%s: helper pid %d killed by seccomp (SIGSYS): system call not allowed by its sandbox\n",
+		       p->ub->name, pid_nr(p->pid));
+	} else if (sig && sig != SIGKILL) {
+		pr_warn("%s: helper pid %d killed by signal %d%s\n", p->ub->name,
+			pid_nr(p->pid), sig, code & 0x80 ? " (core dumped)" : "");
+	} else if (!sig && code) {
+		pr_warn("%s: helper pid %d exited with status %d\n", p->ub->name,
+			pid_nr(p->pid), (code >> 8) & 0xff);
+	}
+}
+
+/**
+ * umh_proc_teardown() - stop a generation for good
+ * @p:	the generation; the caller owns a reference
+ *
+ * Ends it, waits for the helper process to be gone, says how it ended and
+ * stops the reader thread.  Done once, by whoever takes the generation out
+ * of ub->proc (or by its starter if it never got there).  Other holders of
+ * a reference may go on using it: every call on it fails at once.
+ *
+ * Context: process context; sleeps (bounded).
+ */
+void umh_proc_teardown(struct umh_proc *p)
+{
+	if (WARN_ON_ONCE(p->torn))
+		return;
+	p->torn = true;
+	umh_proc_end(p, -ESHUTDOWN, false);
+	umh_wait_gone(p);
+	umh_report_exit(p);
+	if (p->reader)
+		kthread_stop(p->reader);
+}
+
+/*
+ * Make a FIFO in the private mount, open its ends, unlink it.  @rd gets a
+ * read end, @wr a write end; @rd2, if not NULL, a second read end.  All
+ * are opened O_NONBLOCK (a FIFO open would otherwise wait for the peer).
+ */
+static int umh_fifo(struct umh_blob *ub, const char *name, struct file **rd,
+		    struct file **rd2, struct file **wr)
+{
+	struct dentry *root = ub->mnt->mnt_root;
+	struct inode *dir = d_inode(root);
+	struct dentry *dentry;
+	struct file *f;
+	int ret;
+
+	inode_lock_nested(dir, I_MUTEX_PARENT);
+	dentry = lookup_one_len(name, root, strlen(name));
+	if (IS_ERR(dentry)) {
+		inode_unlock(dir);
+		return PTR_ERR(dentry);
+	}
+	ret = umh_compat_mknod(dir, dentry, S_IFIFO | 0600);
+	inode_unlock(dir);
+	if (ret)
+		goto out;
+
+	f = file_open_root_mnt(ub->mnt, name, O_RDONLY | O_NONBLOCK, 0);
+	if (IS_ERR(f)) {
+		ret = PTR_ERR(f);
+		goto unlink;
+	}
+	*rd = f;
+	if (rd2) {
+		f = file_open_root_mnt(ub->mnt, name, O_RDONLY | O_NONBLOCK, 0);
+		if (IS_ERR(f)) {
+			ret = PTR_ERR(f);
+			goto unlink;
+		}
+		*rd2 = f;
+	}
+	f = file_open_root_mnt(ub->mnt, name, O_WRONLY | O_NONBLOCK, 0);
+	if (IS_ERR(f)) {
+		ret = PTR_ERR(f);
+		goto unlink;
+	}
+	*wr = f;
+unlink:
+	inode_lock_nested(dir, I_MUTEX_PARENT);
+	umh_compat_unlink(dir, dentry);
+	inode_unlock(dir);
+out:
+	dput(dentry);
+	return ret;
+}
+
+/* The helper's own ends block, as a plain program expects of its stdio. */
+static void umh_set_blocking(struct file *f)
+{
+	spin_lock(&f->f_lock);
+	f->f_flags &= ~O_NONBLOCK;
+	spin_unlock(&f->f_lock);
+}
+
+/* ---- the reader thread ---- */
+
+static void umh_log_line(struct umh_proc *p, char *line, size_t len)
+{
+	int level = LOGLEVEL_INFO;
+	size_t i;
+
+	/* "<N>" prefix, as in /dev/kmsg; the helper may not go above KERN_ERR */
+	if (len >= 3 && line[0] == '<' && line[1] >= '0' && line[1] <= '7' &&
+	    line[2] == '>') {
+		level = max(line[1] - '0', LOGLEVEL_ERR);
+		line += 3;
+		len -= 3;
+	}
+	/* The helper's bytes are not trusted: no control characters. */
+	for (i = 0; i < len; i++)
+		if (line[i] < 0x20 || line[i] > 0x7e)
+			line[i] = '?';
+	if (!__ratelimit(&p->err_rs))
+		return;
+#define UMH_LINE(pr) pr("%s[%d]: %.*s\n", p->ub->name, umh_proc_pid_nr(p), \
+			(int)len, line)
+	switch (level) {
+	case LOGLEVEL_ERR:
+		UMH_LINE(pr_err);
+		break;
+	case LOGLEVEL_WARNING:
+		UMH_LINE(pr_warn);
+		break;
+	case LOGLEVEL_NOTICE:
+		UMH_LINE(pr_notice);
+		break;
+	case LOGLEVEL_DEBUG:
+		UMH_LINE(pr_debug);
+		break;
+	default:
+		UMH_LINE(pr_info);
+	}
+#undef UMH_LINE
+}
+
+/*
+ * Forward complete lines of the helper's stderr.  Return: true if it read
+ * bytes (@got of them).
+ */
+static bool umh_drain_stderr(struct umh_proc *p, size_t *got)
+{
+	loff_t pos = 0;
+	ssize_t n;
+	char *nl;
+
+	*got = 0;
+	if (p->err_eof)
+		return false;
+	n = kernel_read(p->err, p->errbuf + p->errlen,
+			sizeof(p->errbuf) - p->errlen, &pos);
+	if (n == -EAGAIN)
+		return false;
+	if (n <= 0) {
+		p->err_eof = true;
+		if (p->errlen)
+			umh_log_line(p, p->errbuf, p->errlen);
+		p->errlen = 0;
+		return false;
+	}
+	*got = n;
+	p->errlen += n;
+	while ((nl = memchr(p->errbuf, '\n', p->errlen))) {
+		size_t len = nl - p->errbuf;
+
+		umh_log_line(p, p->errbuf, len);
+		p->errlen -= len + 1;
+		memmove(p->errbuf, nl + 1, p->errlen);
+	}
+	if (p->errlen == sizeof(p->errbuf)) {	/* overlong line: split it */
+		umh_log_line(p, p->errbuf, p->errlen);
+		p->errlen = 0;
+	}
+	return true;
+}
+
+/*
+ * A whole, checked header is in p->rhdr: claim the call it answers.  A
+ * reply may only land in its caller's buffer once the request is fully
+ * written (a caller may pass one buffer for both): a reply that arrives
+ * earlier, which only a helper that answers what it has not read can
+ * send, is parked until its sender is done.
+ * Return: 0 once claimed, -EAGAIN while parked, or a violation.
+ */
+static int umh_rx_claim(struct umh_proc *p)
+{
+	struct umh_hdr *h = &p->rhdr;
+	struct umh_call *call;
+	int ret;
+
+	spin_lock(&p->lock);
+	list_for_each_entry(call, &p->pending, node)
+		if (call->id == h->id)
+			goto found;
+	spin_unlock(&p->lock);
+	return umh_violation(p, "reply to no pending request", h->id, h->op);
+found:
+	if (call->sending) {
+		p->rparked = true;
+		spin_unlock(&p->lock);
+		return -EAGAIN;
+	}
+	ret = umh_rep_check(h, call->op, call->rep_cap, call->fixed);
+	if (ret == -EBADMSG) {
+		spin_unlock(&p->lock);
+		return umh_violation(p, "reply op differs from request",
+				     h->op, call->op);
+	}
+	if (ret) {
+		spin_unlock(&p->lock);
+		return umh_violation(p, "reply size does not fit the op",
+				     h->len, call->rep_cap);
+	}
+	list_del_init(&call->node);
+	call->state = UMH_CALL_CLAIMED;
+	spin_unlock(&p->lock);
+	p->rcall = call;
+	p->rgot = 0;
+	return 0;
+}
+
+static void umh_rx_done(struct umh_proc *p, int status)
+{
+	struct umh_call *call = p->rcall;
+
+	p->rcall = NULL;
+	if (!call)
+		return;
+	spin_lock(&p->lock);
+	umh_call_finish(call, status, p->rgot);
+	spin_unlock(&p->lock);
+}
+
+/*
+ * Make progress on the reply stream without blocking.
+ * Return: 1 if bytes were consumed, 0 if none were there, -errno when this
+ * generation is over (EOF, read error, protocol violation).
+ */
+static int umh_rx(struct umh_proc *p)
+{
+	struct umh_call *call;
+	int progress = 0;
+	loff_t pos = 0;
+	ssize_t n;
+	size_t want;
+	void *dst;
+	int ret;
+
+	if (p->rhdr_got < sizeof(p->rhdr)) {
+		n = kernel_read(p->rx, (char *)&p->rhdr + p->rhdr_got,
+				sizeof(p->rhdr) - p->rhdr_got, &pos);
+		if (n == -EAGAIN)
+			return 0;
+		if (n == 0)
+			return p->rhdr_got ? -EPIPE : -ECONNRESET;
+		if (n < 0)
+			return n;
+		p->rhdr_got += n;
+		if (p->rhdr_got < sizeof(p->rhdr))
+			return 1;
+		if (umh_hdr_check(&p->rhdr, true, p->ub->cfg.max_payload))
+			return umh_violation(p, "malformed reply header",
+					     p->rhdr.op, p->rhdr.len);
+		progress = 1;
+	}
+	if (!p->rclaimed) {
+		ret = umh_rx_claim(p);
+		if (ret == -EAGAIN)
+			return progress;
+		if (ret)
+			return ret;
+		p->rclaimed = true;
+	} else {
+		call = p->rcall;
+		want = p->rhdr.len - p->rgot;
+		if (call && READ_ONCE(call->abandoned)) {
+			/* The caller gave up: let go of its buffer now. */
+			call->cut = true;
+			umh_rx_done(p, -ETIMEDOUT);
+			call = NULL;
+		}
+		if (call) {
+			dst = call->rep + p->rgot;
+		} else {
+			dst = p->scratch;
+			want = min(want, sizeof(p->scratch));
+		}
+		n = kernel_read(p->rx, dst, want, &pos);
+		if (n == -EAGAIN)
+			return 0;
+		if (n == 0)
+			return -EPIPE;
+		if (n < 0)
+			return n;
+		p->rgot += n;
+	}
+	if (p->rgot == p->rhdr.len) {
+		umh_rx_done(p, p->rhdr.status);
+		p->rhdr_got = 0;
+		p->rclaimed = false;
+	}
+	return 1;
+}
+
+static bool umh_pollin(struct file *f)
+{
+	return vfs_poll(f, NULL) & (EPOLLIN | EPOLLHUP | EPOLLERR);
+}
+
+static bool umh_reader_wake(struct umh_proc *p)
+{
+	struct umh_call *call = p->rcall;
+
+	return kthread_should_stop() ||
+	       (!p->rx_eof && !READ_ONCE(p->rparked) &&
+		(umh_pollin(p->rx) ||
+		 (p->rhdr_got == sizeof(p->rhdr) && !p->rclaimed))) ||
+	       (!p->err_eof && umh_pollin(p->err)) ||
+	       (call && READ_ONCE(call->abandoned));
+}
+
+static int umh_reader(void *data)
+{
+	struct umh_proc *p = data;
+	size_t n, got;
+	int ret;
+
+	while (!kthread_should_stop()) {
+		bool progress = umh_drain_stderr(p, &got);
+
+		if (!p->rx_eof) {
+			ret = umh_rx(p);
+			if (ret < 0) {
+				p->rx_eof = true;
+				umh_rx_done(p, ret);
+				umh_proc_fail(p, ret);
+			} else if (ret) {
+				progress = true;
+			}
+		}
+		if (progress)
+			cond_resched();
+		else
+			wait_event_interruptible(p->wq, umh_reader_wake(p));
+	}
+	/*
+	 * The helper is gone: pass on its last words, free its caller.  Its
+	 * stderr may still have other writers (a child it forked, a process
+	 * that opened /proc/<pid>/fd/2): take what is there, up to a bound,
+	 * and never wait for EOF.
+	 */
+	for (n = 0; n < UMH_LAST_WORDS && umh_drain_stderr(p, &got); n += got)
+		;
+	umh_rx_done(p, READ_ONCE(p->dead) ?: -ESHUTDOWN);
+	return 0;
+}
+
+/* ---- starting a generation ---- */
+
+static int umh_child_init(struct subprocess_info *info, struct cred *new)
+{
+	struct umh_proc *p = info->data;
+	int fd, i;
+
+	/* A fresh usermode helper has an empty file table: 0..3 are free. */
+	for (i = 0; i <= ARRAY_SIZE(p->child); i++) {
+		fd = get_unused_fd_flags(i == 3 ? O_CLOEXEC : 0);
+		if (fd != i) {
+			if (fd >= 0)
+				put_unused_fd(fd);
+			while (i--)
+				put_unused_fd(i);
+			return fd < 0 ? fd : -EBUSY;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(p->child); i++) {
+		fd_install(i, p->child[i]);
+		p->child[i] = NULL;
+	}
+	fd_install(3, get_file(p->ub->exe));
+	p->pid = get_task_pid(current, PIDTYPE_TGID);
+	p->task = get_task_struct(current);
+	return 0;
+}
+
+/**
+ * umh_proc_spawn() - start a new generation of the helper
+ * @ub:	the helper
+ *
+ * Makes the FIFOs, starts the reader thread and execs the blob.
+ *
+ * Context: process context; sleeps.
+ * Return: the generation with one reference for the caller, or an
+ * ERR_PTR() (the exec's error, logged).
+ */
+struct umh_proc *umh_proc_spawn(struct umh_blob *ub)
+{
+	struct subprocess_info *info;
+	struct umh_proc *p;
+	char name[24];
+	int ret;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&p->ref);
+	p->ub = ub;
+	spin_lock_init(&p->lock);
+	INIT_LIST_HEAD(&p->pending);
+	init_waitqueue_head(&p->wq);
+	ratelimit_state_init(&p->err_rs, 5 * HZ, 50);
+	atomic_inc(&ub->nprocs);
+	mutex_lock(&ub->lock);
+	p->gen = ub->gen + 1;
+	WRITE_ONCE(ub->gen, p->gen);
+	mutex_unlock(&ub->lock);
+
+	snprintf(name, sizeof(name), "%u.req", p->gen);
+	ret = umh_fifo(ub, name, &p->child[0], &p->tx_keep, &p->tx);
+	if (ret)
+		goto fail;
+	snprintf(name, sizeof(name), "%u.rep", p->gen);
+	ret = umh_fifo(ub, name, &p->rx, NULL, &p->child[1]);
+	if (ret)
+		goto fail;
+	snprintf(name, sizeof(name), "%u.err", p->gen);
+	ret = umh_fifo(ub, name, &p->err, NULL, &p->child[2]);
+	if (ret)
+		goto fail;
+	umh_set_blocking(p->child[0]);
+	umh_set_blocking(p->child[1]);
+	umh_set_blocking(p->child[2]);
+	umh_poll_add(p, UMH_POLL_TX, p->tx);
+	umh_poll_add(p, UMH_POLL_RX, p->rx);
+	umh_poll_add(p, UMH_POLL_ERR, p->err);
+
+	p->reader = kthread_run(umh_reader, p, "umh-%s", ub->name);
+	if (IS_ERR(p->reader)) {
+		ret = PTR_ERR(p->reader);
+		p->reader = NULL;
+		goto fail;
+	}
+
+	ret = -ENOMEM;
+	info = call_usermodehelper_setup("/proc/self/fd/3", ub->argv, ub->envp,
+					 GFP_KERNEL, umh_child_init, NULL, p);
+	if (!info)
+		goto fail;
+	ret = call_usermodehelper_exec(info, UMH_WAIT_EXEC);
+	if (ret) {
+		pr_err("%s: cannot execute the helper blob (%zu bytes): %d%s\n",
+		       ub->name, (size_t)i_size_read(file_inode(ub->exe)), ret,
+		       ret == -ENOEXEC ? " (not an executable for this system)" :
+		       ret == -ENOENT ? " (is /proc mounted in the kernel's root?)" :
+		       "");
+		goto fail;
+	}
+	return p;
+
+fail:
+	umh_proc_teardown(p);
+	umh_proc_put(p);
+	return ERR_PTR(ret);
+}
