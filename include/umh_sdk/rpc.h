@@ -172,9 +172,8 @@ static inline int umh_op_check_req(const struct umh_op_desc *d, __u64 len,
 static inline int umh_op_check_rep(const struct umh_op_desc *d, __u64 len,
 				   __u32 max_reply)
 {
-	if (!d->rep_var)
-		return len == d->rep_size ? 0 : -EBADMSG;
-	return len <= max_reply ? 0 : -EBADMSG;
+	return umh_rep_len_ok(len, d->rep_var ? max_reply : d->rep_size,
+			      !d->rep_var) ? 0 : -EBADMSG;
 }
 
 /*

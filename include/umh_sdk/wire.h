@@ -170,6 +170,24 @@ static inline int umh_hdr_check(const struct umh_hdr *h, bool reply,
 }
 
 /**
+ * umh_rep_len_ok() - the one rule for a successful reply's length
+ * @len:	payload length
+ * @cap:	the exact size of a fixed reply, else the largest variable
+ *		reply accepted
+ * @fixed:	the reply has a fixed size
+ *
+ * Both sides apply it: the kernel to what the helper sent
+ * (umh_rep_check()), the helper runtime to what a handler made
+ * (umh_op_check_rep()).
+ *
+ * Return: true if @len is a valid length.
+ */
+static inline bool umh_rep_len_ok(__u64 len, __u32 cap, bool fixed)
+{
+	return fixed ? len == cap : len <= cap;
+}
+
+/**
  * umh_rep_check() - check a reply header against the request it answers
  * @h:		reply header that passed umh_hdr_check() with @reply true
  *		and whose id is that of the request
@@ -190,7 +208,7 @@ static inline int umh_rep_check(const struct umh_hdr *h, __u16 op,
 {
 	if (h->op != op)
 		return -EBADMSG;
-	if (!h->status && (h->len > rep_cap || (fixed && h->len != rep_cap)))
+	if (!h->status && !umh_rep_len_ok(h->len, rep_cap, fixed))
 		return -EMSGSIZE;
 	return 0;
 }
