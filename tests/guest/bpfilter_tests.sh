@@ -46,7 +46,7 @@ mark=0
 dmesg_since_mark() { dmesg | awk -v m="$mark" 'NR > m'; }
 set_mark() { mark=$(dmesg | wc -l); }
 progress() { echo "# $*"; }
-# show_diff OLD NEW (strings; the guest has no /dev/fd for <(...))
+# show_diff OLD NEW (strings)
 show_diff() {
 	echo "$1" >"$T/old"
 	echo "$2" >"$T/new"

@@ -79,6 +79,11 @@ else
 	[[ -d /lib/modules/$kernel ]] || die "no /lib/modules/$kernel"
 fi
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (run scripts/setup.sh)"
+# The cache lives in the home directory unless UMH_CACHE says otherwise; a
+# run without HOME (env -i, some service managers) must say so, not die on
+# an unbound variable.
+cache_root=${UMH_CACHE:-${HOME:+$HOME/.cache/umh-sdk}}
+[[ -n $cache_root ]] || die "neither UMH_CACHE nor HOME is set: no place for the initramfs cache"
 
 # A share is mounted at its own absolute path, so resolve it now.
 for i in "${!shares[@]}"; do
@@ -166,6 +171,12 @@ $bb mount -t bpf bpf /sys/fs/bpf || :
 $bb mkdir -p /dev/pts /dev/shm
 $bb mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts || :
 $bb mount -t tmpfs -o mode=1777 tmpfs /dev/shm || :
+# What udev makes on a booted system: bash's process substitution, <(...),
+# opens /dev/fd/N, and /dev/stdin and the like are common in scripts.
+$bb ln -sfn /proc/self/fd /dev/fd
+for n in 0:stdin 1:stdout 2:stderr; do
+	$bb ln -sfn "/proc/self/fd/${n%%:*}" "/dev/${n#*:}"
+done
 $bb mkdir -p "$work"
 $bb mount -t 9p -o trans=virtio,version=9p2000.L,ro umhwork "$work" || fatal "9p mount of the work dir failed"
 # --modules: this kernel's modules are not in the host's /lib/modules.
@@ -209,7 +220,7 @@ STAGE2=${STAGE2//'$SHARE_9P_OPTS'/$SHARE_9P_OPTS}
 # Sets initrd. Cached per release; the name hashes everything that goes in,
 # so a change to the init scripts, busybox or the modules yields a new file.
 build_initramfs() {
-	local cache=${UMH_CACHE:-$HOME/.cache/umh-sdk}/initramfs
+	local cache=$cache_root/initramfs
 	local bb=/bin/busybox mods key out m tmp name
 	# (ldd fails on a static binary, hence no pipe into grep under pipefail)
 	[[ $(LC_ALL=C ldd "$bb" 2>&1) == *'not a dynamic'* ]] ||
@@ -235,7 +246,7 @@ build_initramfs() {
 		touch -- "$out"	# in use: keep it from being pruned as old
 		return
 	fi
-	mkdir -p "$cache"
+	mkdir -p "$cache" || die "cannot create the cache directory $cache (set UMH_CACHE)"
 	tmp=$work/initramfs
 	mkdir -p "$tmp"/{bin,dev,proc,sys,newroot,lib/modules}
 	cp "$bb" "$tmp/bin/busybox"
@@ -274,7 +285,7 @@ build_initramfs() {
 # by the bzImage's hash). A --vmlinuz image is booted as given;
 # UMH_GUEST_PVH=0 boots the bzImage too.
 pick_kernel_image() {
-	local cache=${UMH_CACHE:-$HOME/.cache/umh-sdk}/vmlinux
+	local cache=$cache_root/vmlinux
 	local key out setup off len magic
 	local -a unpack
 	kimage=$vmlinuz
@@ -302,7 +313,7 @@ pick_kernel_image() {
 	1f8b*) unpack=(gzip -dc) ;;
 	*) return 0 ;;
 	esac
-	mkdir -p "$cache"
+	mkdir -p "$cache" || die "cannot create the cache directory $cache (set UMH_CACHE)"
 	vmlinux_tmp=$(mktemp "$cache/.vmlinux-$kernel.XXXXXX")
 	if dd if="$vmlinuz" bs=64K iflag=skip_bytes,count_bytes skip="$off" \
 		count=$((len - 4)) status=none | "${unpack[@]}" >"$vmlinux_tmp" &&

@@ -3,7 +3,8 @@
 # scripts/kernels.sh (both at once, which also checks that guests can run
 # concurrently) and check that the guest runs the right kernel on the host
 # root, has a writable /tmp, a read-write --share, a kernel-thread root that
-# is the host root, and that the command's exit status comes back.
+# is the host root, a /dev/fd for process substitution, and that the
+# command's exit status comes back.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,6 +19,7 @@ trap 'rm -rf -- "$tmp"' EXIT
 script='uname -r; cat /proc/mounts; ls /lib/modules
 test -w /tmp && echo tmp-writable
 test -x /proc/2/root/bin/bash && echo kthread-root-is-host
+diff <(echo same) <(echo same) && echo process-substitution-works
 echo "hello from $(uname -r)" >"$SHARE/hello"
 exit 7'
 
@@ -52,6 +54,7 @@ for i in "${!kernels[@]}"; do
 	check "$k" "host /lib/modules visible" grep -qxF -- "$k" "$out"
 	check "$k" "/tmp writable" grep -qx tmp-writable -- "$out"
 	check "$k" "kthreadd's root is the host root" grep -qx kthread-root-is-host -- "$out"
+	check "$k" "/dev/fd: process substitution works" grep -qx process-substitution-works -- "$out"
 	check "$k" "file written in the guest is on the host" \
 		test "$(cat -- "$tmp/$k/hello" 2>/dev/null)" = "hello from $k"
 	((fail == 0)) || { echo "--- output of $k:"; cat -- "$out"; } >&2
