@@ -89,7 +89,7 @@ run_spatch() {
 # ---- the SDK's semantic patches ----
 
 mapfile -t good_files < <(ls tests/cocci/*/good.c 2>/dev/null)
-mapfile -t user_files < <(find samples tests/modules -name '*.[ch]' | sort)
+mapfile -t user_files < <(find samples tests/modules kernel -name '*.[ch]' | sort)
 mapfile -t sdk_rules < <(ls scripts/coccinelle/*.cocci 2>/dev/null)
 if [ ${#sdk_rules[@]} -ge 3 ]; then
 	ok "scripts/coccinelle/ has ${#sdk_rules[@]} semantic patches"
@@ -151,9 +151,9 @@ $(tail -n 20 "$out2.err")"
 		not_ok "$rule: no report on tests/cocci/*/good.c" "$rep_good"
 	fi
 	if [ -z "$rep_user" ]; then
-		ok "$rule: no report on samples/ and tests/modules/"
+		ok "$rule: no report on samples/, tests/modules/ and kernel/"
 	else
-		not_ok "$rule: no report on samples/ and tests/modules/" "$rep_user"
+		not_ok "$rule: no report on samples/, tests/modules/ and kernel/" "$rep_user"
 	fi
 done
 
