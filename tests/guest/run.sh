@@ -63,6 +63,11 @@ for s in "${suites[@]}"; do
 	script+="echo \"# suite $(basename "$s" .sh): \$((SECONDS - t0)) s\"; t0=\$SECONDS; "
 done
 script="t0=\$SECONDS; $script"
+# The guest starts the script in our working directory, which it may not
+# see (one under /tmp, /var/tmp or /run is a guest tmpfs there): start it
+# in the build tree, which it sees wherever the checkout is.  (The paths
+# above are absolute; a suite given as a path was copied already.)
+cd "$out"
 # UMH_TIMES=1 on the host: each test's time as a TAP comment (lib.sh).
 [ -z "${UMH_TIMES-}" ] || script="export UMH_TIMES=1; $script"
 if ((debug)); then
