@@ -85,9 +85,15 @@ wait_quiet() {
 
 # What the report says about the run; other jobs on the host slow the
 # figures down, so how busy it was goes in too.
+# (Without git, or outside a checkout, the commit is "unknown", not
+# "unknown (with uncommitted changes)".)
+if commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null); then
+	git -C "$root" diff --quiet HEAD 2>/dev/null || commit+=' (with uncommitted changes)'
+else
+	commit=unknown
+fi
 meta="date=$(date -u '+%Y-%m-%d %H:%M UTC')
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
-	git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')
+commit=$commit
 host=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) CPUs
 qemu=$(qemu-system-x86_64 --version | head -n 1 | sed 's/ (.*//')
 guest_append=$UMH_GUEST_APPEND
