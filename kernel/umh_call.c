@@ -96,6 +96,18 @@ static int umh_send(struct umh_proc *p, const struct umh_hdr *hdr,
 				    p->ub->name, hdr->id, ret, *sent,
 				    umh_proc_pid_nr(p));
 	}
+	/*
+	 * The stream was ours and the pipe stayed full until the deadline:
+	 * the helper took no request for that long.  (A deadline that
+	 * passed while another sender held the stream is nobody's fault.)
+	 */
+	if (ret == -ETIMEDOUT && owned && !*sent &&
+	    umh_proc_fail(p, -ETIMEDOUT)) {
+		atomic64_inc(&p->ub->timeouts);
+		pr_warn("%s: helper pid %d took no request within %s's deadline; killing it\n",
+			p->ub->name, umh_proc_pid_nr(p),
+			hdr->op ? p->ub->cfg.proto->ops[hdr->op].name : "hello");
+	}
 	if (owned) {
 		clear_bit_unlock(0, &p->tx_busy);
 		wake_up_all(&p->wq);
