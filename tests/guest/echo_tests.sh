@@ -107,6 +107,34 @@ test_on_start_replay() {
 	[ "$("$CLIENT" tag)" = replayed ] || fail "new helper lost the tag: '$("$CLIENT" tag)'"
 }
 
+# #13 finding 11: tag changes made at once must leave the helper with the
+# tag the module recorded last, which a restart replays.  Four writers
+# race, then the helper's tag is read, the helper killed, and the tag the
+# new helper was given compared with it.
+test_tag_race() {
+	local round w i before after old pids
+	for round in 1 2 3 4; do
+		pids=()
+		for w in 1 2 3 4; do
+			for i in 1 2 3 4 5 6 7 8 9 10; do
+				"$CLIENT" tag "r$round.w$w.$i" >/dev/null || exit 1
+			done &
+			pids+=($!)
+		done
+		for w in "${pids[@]}"; do
+			wait "$w" || fail "round $round: a tag change failed"
+		done
+		before=$("$CLIENT" tag) || fail "tag: $before"
+		old=$(<$S/pid)
+		kill -9 "$old"
+		wait_for 5 pid_changed "$old" || fail "round $round: no restart"
+		wait_for 5 state_is running || fail "round $round: state $(<$S/state)"
+		after=$("$CLIENT" tag) || fail "tag: $after"
+		[ "$before" = "$after" ] ||
+			fail "round $round: the helper had '$before', the module recorded '$after'"
+	done
+}
+
 test_hang_timeout() {
 	local old new
 	old=$(<$S/pid)
@@ -242,6 +270,7 @@ t "in-kernel timed call loop (benchmark path)" test_bench_loop
 t "status view in sysfs" test_status_view
 t "SIGKILL: next call restarts the helper" test_sigkill_restart
 t "on_start replays the module's state into a new helper" test_on_start_replay
+t "concurrent tag changes: helper and module agree on the last" test_tag_race
 t "helper that stops answering: ETIMEDOUT, replaced" test_hang_timeout
 t "restart cap: calls fail with ENOTCONN, no storm" test_restart_cap
 t "rmmod while idle" test_rmmod_idle
