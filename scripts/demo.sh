@@ -14,6 +14,9 @@ echo "== building for $kver (out of tree, in build/$kver)"
 ls -l "$out/samples/echo_umh/echo_umh.ko" "$out/samples/bpfilter/bpfilter.ko"
 
 echo "== booting $kver"
+# The guest runs the command in the caller's directory: make it one the
+# guest sees (the build tree is shared), wherever make demo was started.
+cd "$out"
 exec "$root/tests/qemu/guest.sh" --kernel "$kver" --timeout 300 \
 	--share "$out" -- "
 set -e

@@ -6,7 +6,7 @@
 # extensions), unpacking it on first use into the cache.  The cache entry is
 # keyed by the package version, so an upgraded package is unpacked anew.
 set -euo pipefail
-cache=${UMH_CACHE:-$HOME/.cache/umh-sdk}
+cache=${UMH_CACHE:-${HOME:?neither UMH_CACHE nor HOME is set: no place for the cache}/.cache/umh-sdk}
 tarball=/usr/src/linux-source-6.1.tar.xz
 [ -r "$tarball" ] || { echo "linux-source.sh: $tarball missing (run scripts/setup.sh)" >&2; exit 1; }
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)

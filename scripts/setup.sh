@@ -26,8 +26,8 @@ PACKAGES=(
 	# guests: qemu-system-x86_64, the static busybox of the initramfs,
 	# cpio, modprobe/insmod, xz/zstd for modules and bzImages
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
-	# ps, kill, pgrep (demo, guest suites); ip (guests, bench)
-	procps iproute2
+	# ps and pgrep (demo, guest suites, bench)
+	procps
 	# guest kernels and their build trees; the kernel source for lint
 	# (checkpatch, kernel-doc, Coccinelle rules) and the debug kernel
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
