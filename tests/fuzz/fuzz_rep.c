@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Fuzz target "rep": the helper's reply stream decoded as the kernel
- * decodes it (kernel/umh_blob.c, umh_rx() and umh_rx_header()).
+ * decodes it (kernel/umh_proc.c, umh_rx() and umh_rx_claim()).
  *
  * Input: [protocol byte][u32 payload cap][u32 first id][u8 calls]
  *        then per call [u8 op][u32 reply buffer size], then the reply
@@ -20,7 +20,7 @@
  *
  * Not covered: the list locking, partial reads and the abandon/cut paths
  * of umh_rx(), which need the kernel; the id lookup and the copy loop
- * here are a model of umh_rx_header()/umh_rx(), not that code.
+ * here are a model of umh_rx_claim()/umh_rx(), not that code.
  */
 #include "fuzz.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * umh_host.h - run a umh-sdk helper from user space exactly as the kernel
- * side (kernel/umh_blob.c) runs it, for tests and for poking at a helper
+ * side (kernel/umh_proc.c) runs it, for tests and for poking at a helper
  * by hand.  Header-only, C11 + _GNU_SOURCE, glibc or musl.
  *
  * What is mirrored from the kernel:
@@ -16,7 +16,7 @@
  *   shows up as EOF on the reply pipe instead.
  * - Frames are built with umh_hdr_init() and every reply header goes
  *   through umh_hdr_check(h, true, max_payload) and then the same id, op
- *   and size checks as umh_rx_header(); anything wrong is a protocol
+ *   and size checks as umh_rx_claim(); anything wrong is a protocol
  *   violation that ends this "generation": the helper is killed with
  *   SIGKILL, pending calls fail and later calls return the same error
  *   (-EPROTO), just as umh_proc_fail() does.  EOF on the reply pipe gives
@@ -423,7 +423,7 @@ static inline void umh_host__del_pending(struct umh_host *h, size_t i)
 	h->npend--;
 }
 
-/* A whole header is at roff: check it as umh_rx_header() does. */
+/* A whole header is at roff: check it as umh_rx_claim() does. */
 static inline int umh_host__rx_header(struct umh_host *h)
 {
 	struct umh_hdr *r = &h->rhdr;
