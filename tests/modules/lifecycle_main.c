@@ -79,6 +79,7 @@ static int lc_start_fn(void *data)
 	 * reach umh_blob_start() one IPI apart, which is an eternity under
 	 * TCG; spinning, the one on each CPU goes at the same instant.
 	 */
+	/* pairs with the release in lc_start_many() */
 	while (!smp_load_acquire(&s->ctx->go)) {
 		cpu_relax();
 		cond_resched();
@@ -118,6 +119,7 @@ static long lc_start_many(struct lc_ioc_start *io)
 		if (IS_ERR(t[i])) {
 			long err = PTR_ERR(t[i]);
 
+			/* pairs with the acquire in lc_start_fn() */
 			smp_store_release(&ctx.go, 1);
 			while (i--) {
 				kthread_stop(t[i]);
@@ -137,6 +139,7 @@ static long lc_start_many(struct lc_ioc_start *io)
 	}
 	for (tries = 0; atomic_read(&ctx.ready) < n && tries < 5000; tries++)
 		usleep_range(1000, 2000);
+	/* go: pairs with the acquire in lc_start_fn() */
 	smp_store_release(&ctx.go, 1);
 	io->started = 0;
 	io->busy = 0;
