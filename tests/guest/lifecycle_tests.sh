@@ -276,14 +276,15 @@ test_blob_sealed() {
 # interleaving deterministic, the reader of the first generation is
 # pinned to CPU 1 (so the restart work, queued from it, runs on CPU 1's
 # kworker), the second helper, its reader, this test and rmmod to CPU 0,
-# and CPU 1 is taken by a SCHED_FIFO loop (RT throttling off) while rmmod
-# runs: the starter, woken when rmmod fails its handshake call, cannot run
-# before rmmod has released the generation; then the loop ends.  rmmod
+# and CPU 1 is taken by a SCHED_FIFO loop (RT throttling, and on 6.12 the
+# fair server, off) while rmmod runs: the starter, woken when rmmod fails
+# its handshake call, cannot run before rmmod has released the
+# generation; then the loop ends.  rmmod
 # must return and the kernel must report nothing.  Before the fix the
 # starter reads the freed generation: KASAN reports a use-after-free on
 # the debug kernel (Debian's kernels read the stale memory silently).
 test_stop_in_handshake() {
-	local pid0 pid1 r rt hog bad
+	local pid0 pid1 r rt hog bad fs fs0
 	S=$SL
 	unload lifecycle || return 1
 	taskset -p 1 $BASHPID >/dev/null || fail "taskset"
@@ -305,6 +306,13 @@ test_stop_in_handshake() {
 	done
 	rt=$(</proc/sys/kernel/sched_rt_runtime_us)
 	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+	# 6.12: RT throttling is the fair server, which would run CPU 1's
+	# kworker 50 ms a second: off while the loop runs
+	fs=/sys/kernel/debug/sched/fair_server/cpu1/runtime fs0=
+	if [ -w $fs ]; then
+		fs0=$(<$fs)
+		echo 0 >$fs
+	fi
 	# timeout (priority 60) ends the loop (priority 50) if we cannot
 	taskset -c 1 chrt -f 60 timeout 10 chrt -f 50 bash -c 'while :; do :; done' \
 		</dev/null >/dev/null 2>&1 &
@@ -312,8 +320,14 @@ test_stop_in_handshake() {
 	sleep 0.3
 	rmmod_start lifecycle
 	sleep 2
+	for r in $(by_comm rmmod); do
+		echo "rmmod $r while CPU 1 is taken: $(tr '\n' ' ' <"/proc/$r/stack" 2>/dev/null | cut -c1-200)"
+	done
 	kill $hog
 	wait $hog 2>/dev/null
+	# the fair server first: with RT throttling on, its bandwidth may
+	# not be admitted
+	[ -z "$fs0" ] || echo "$fs0" >$fs || echo "cannot restore $fs"
 	echo "$rt" >/proc/sys/kernel/sched_rt_runtime_us
 	rm_t0=$EPOCHREALTIME
 	rmmod_wait 10
