@@ -6,7 +6,8 @@
  *   hostile_client SPEC...
  *
  * SPEC is OP:COOKIE[:REQ_LEN[:REP_CAP[:TIMEOUT_MS]]], OP one of ping,
- * sleep, echo, sink; COOKIE a number from enum hostile_cookie
+ * sleep, echo, sink, or nullrep (an echo call whose reply buffer is NULL,
+ * HOSTILE_IOC_NULL_REP); COOKIE a number from enum hostile_cookie
  * (tests/modules/hostile_uapi.h).  Each SPEC is one call in its own
  * thread; the threads start 200 ms apart, so several calls can be in
  * flight at once, in a known order.  For each SPEC, in order, prints
@@ -32,6 +33,7 @@
 
 struct call {
 	pthread_t t;
+	unsigned long cmd;
 	struct hostile_ioc_call io;
 	int err;
 	long ms;
@@ -52,13 +54,14 @@ static void *call_fn(void *arg)
 	struct call *c = arg;
 	long t0 = now_ms();
 
-	c->err = ioctl(dev, HOSTILE_IOC_CALL, &c->io) ? errno : 0;
+	c->err = ioctl(dev, c->cmd, &c->io) ? errno : 0;
 	c->ms = now_ms() - t0;
 	return NULL;
 }
 
-static int parse(const char *spec, struct hostile_ioc_call *io)
+static int parse(const char *spec, struct call *c)
 {
+	struct hostile_ioc_call *io = &c->io;
 	static const char *const ops[] = {
 		[1] = "ping", [3] = "echo", [4] = "sleep", [5] = "sink",
 	};
@@ -70,6 +73,11 @@ static int parse(const char *spec, struct hostile_ioc_call *io)
 	if (n < 2)
 		return -1;
 	memset(io, 0, sizeof(*io));
+	c->cmd = HOSTILE_IOC_CALL;
+	if (!strcmp(op, "nullrep")) {	/* echo, reply buffer NULL */
+		c->cmd = HOSTILE_IOC_NULL_REP;
+		strcpy(op, "echo");
+	}
 	for (i = 0; i < 6; i++)
 		if (ops[i] && !strcmp(ops[i], op))
 			io->op = (unsigned int)i;
@@ -92,7 +100,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = 0; i < n; i++) {
-		if (parse(argv[i + 1], &c[i].io)) {
+		if (parse(argv[i + 1], &c[i])) {
 			fprintf(stderr, "hostile_client: bad spec '%s'\n", argv[i + 1]);
 			return 2;
 		}

@@ -12,10 +12,10 @@ not_ok() {
 	echo "not ok $n - $1"
 	sed 's/^/# /' <<<"$2"
 }
-# t NAME FUNCTION: run one test, its output becomes the diagnostic.
+# t NAME FUNCTION [ARG...]: run one test, its output becomes the diagnostic.
 t() {
 	local out t0=$EPOCHREALTIME
-	if out=$("$2" 2>&1); then ok "$1"; else not_ok "$1" "$out"; fi
+	if out=$("$2" "${@:3}" 2>&1); then ok "$1"; else not_ok "$1" "$out"; fi
 	[ -z "${UMH_TIMES-}" ] || echo "# $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
 }
 # On the debug kernel (run.sh --debug exports UMH_DEBUG_KERNEL=1) a fork

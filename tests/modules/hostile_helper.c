@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../samples/echo_umh/echo_proto.h"
@@ -150,6 +151,8 @@ static void hostile(const struct umh_hdr *req, __u32 cookie)
 		break;
 	case HOSTILE_HOLD:
 		held = *req;
+		fprintf(stderr, "hostile: holding request %u\n", req->id);
+		fflush(stderr);
 		break;
 	case HOSTILE_WRONG_OP:
 		reply_hdr(req->op == ECHO_OP_PING ? ECHO_OP_ADD : ECHO_OP_PING,
@@ -238,9 +241,40 @@ static void hostile(const struct umh_hdr *req, __u32 cookie)
 		fflush(stderr);
 		reply(req, buf, len);
 		break;
+	case HOSTILE_BUSY: {
+		struct timespec ts = { .tv_sec = 3 };
+
+		while (nanosleep(&ts, &ts))
+			;
+		reply(req, buf, len);
+		break;
+	}
 	default:
 		reply(req, buf, len);
 	}
+}
+
+/*
+ * HOSTILE_EARLY_REPLY: the header and the cookie of @req are read; reply
+ * before reading the rest, then check what arrives.  The caller's request
+ * is its cookie and zeros (tests/modules/hostile_main.c, hostile_var()).
+ */
+static void early_reply(const struct umh_hdr *req)
+{
+	char *pat = buf + sizeof(buf) / 2;
+	__u32 i, half = req->len / 2;
+
+	memset(pat, 0xa5, half);
+	reply(req, pat, half);
+	rd(buf + 4, req->len - 4);
+	for (i = 4; i < req->len && !buf[i]; i++)
+		;
+	if (i < req->len)
+		fprintf(stderr, "hostile: request corrupted at byte %u of %u\n",
+			i, req->len);
+	else
+		fprintf(stderr, "hostile: request intact\n");
+	fflush(stderr);
 }
 
 int main(void)
@@ -253,7 +287,18 @@ int main(void)
 		rd(&req, sizeof(req));
 		if (req.len > sizeof(buf))
 			return 2;
-		rd(buf, req.len);
+		if (req.op == ECHO_OP_ECHO && req.len >= sizeof(cookie) &&
+		    req.len <= sizeof(buf) / 2) {
+			rd(buf, sizeof(cookie));
+			memcpy(&cookie, buf, sizeof(cookie));
+			if (cookie == HOSTILE_EARLY_REPLY) {
+				early_reply(&req);
+				continue;
+			}
+			rd(buf + sizeof(cookie), req.len - sizeof(cookie));
+		} else {
+			rd(buf, req.len);
+		}
 		if (req.op == UMH_OP_HELLO) {
 			struct umh_hello h = {
 				.proto_id = ECHO_PROTO_ID,

@@ -55,16 +55,38 @@ static long hostile_var(struct hostile_ioc_call *io)
 	return ret;
 }
 
+/* An echo call without a reply buffer, though rep_cap claims one. */
+static long hostile_null_rep(struct hostile_ioc_call *io)
+{
+	size_t rep_len = 0;
+	void *buf;
+	int ret;
+
+	if (io->req_len < 4 || io->req_len > max_payload)
+		return -EMSGSIZE;
+	buf = kvzalloc(io->req_len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, &io->cookie, sizeof(io->cookie));
+	ret = umh_blob_call(ub, ECHO_OP_ECHO, buf, io->req_len, NULL,
+			    io->rep_cap, &rep_len, io->timeout_ms);
+	io->rep_len = rep_len;
+	kvfree(buf);
+	return ret;
+}
+
 static long hostile_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
 	struct hostile_ioc_call io;
 	long ret;
 
-	if (cmd != HOSTILE_IOC_CALL)
+	if (cmd != HOSTILE_IOC_CALL && cmd != HOSTILE_IOC_NULL_REP)
 		return -ENOTTY;
 	if (copy_from_user(&io, (void __user *)arg, sizeof(io)))
 		return -EFAULT;
+	if (cmd == HOSTILE_IOC_NULL_REP)
+		io.op = ECHO_OP_ECHO;
 	switch (io.op) {
 	case ECHO_OP_PING: {
 		struct echo_ping req = { .cookie = io.cookie };
@@ -81,7 +103,8 @@ static long hostile_ioctl(struct file *file, unsigned int cmd,
 	}
 	case ECHO_OP_ECHO:
 	case ECHO_OP_SINK:
-		ret = hostile_var(&io);
+		ret = cmd == HOSTILE_IOC_NULL_REP ? hostile_null_rep(&io) :
+		      hostile_var(&io);
 		break;
 	default:
 		return -EINVAL;

@@ -23,6 +23,11 @@ struct hostile_ioc_call {
 };
 
 #define HOSTILE_IOC_CALL	_IOWR(0xed, 1, struct hostile_ioc_call)
+/*
+ * An echo call with a NULL reply buffer but rep_cap bytes of room claimed
+ * (tests/guest/lifecycle_tests.sh: umh_blob_call() must refuse it).
+ */
+#define HOSTILE_IOC_NULL_REP	_IOWR(0xed, 2, struct hostile_ioc_call)
 #endif
 
 /* Cookies: what the helper does with the request that carries one. */
@@ -39,7 +44,8 @@ enum hostile_cookie {
 	HOSTILE_LEN_REPCAP = 9,	/* len = the caller's reply cap + 1 */
 	HOSTILE_DONE_ID = 10,	/* reply with the id of a completed call */
 	HOSTILE_HELD_ID = 11,	/* reply with the id of the held call */
-	HOSTILE_HOLD = 12,	/* no reply: keep the request "in flight" */
+	/* no reply: keep the request "in flight"; logs "holding request ID" */
+	HOSTILE_HOLD = 12,
 	HOSTILE_WRONG_OP = 13,	/* reply with another valid op */
 	HOSTILE_OP_RANGE = 14,	/* reply with op > UMH_OP_MAX */
 	HOSTILE_HDR_HANG = 15,	/* header, then silence */
@@ -59,6 +65,14 @@ enum hostile_cookie {
 	HOSTILE_VERSION = 29,	/* wire version 2 */
 	HOSTILE_CLOSE_STDOUT = 30, /* close fd 1, stay alive */
 	HOSTILE_STDERR_FLOOD = 31, /* 2 MiB of stderr, then a proper reply */
+	HOSTILE_BUSY = 32,	/* busy for 3 s (reads nothing), then a reply */
+	/*
+	 * echo only: read the header and the cookie, reply at once with
+	 * half the request's length of 0xa5 bytes, then read the rest of the
+	 * request and log on stderr whether it is still the caller's (zeros
+	 * after the cookie): "hostile: request intact" or "... corrupted".
+	 */
+	HOSTILE_EARLY_REPLY = 33,
 };
 
 #endif /* _HOSTILE_UAPI_H */

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lifecycle_client: drive the lifecycle test module (/dev/lifecycle_umh)
+ * from inside a test guest.
+ *
+ *   lifecycle_client ping       print the pid the helper reports
+ *   lifecycle_client start N    call umh_blob_start() from N kernel threads
+ *                               at once; print "started S busy B other O ERR"
+ *
+ * Exit status 0 on success, 1 if the ioctl failed, 2 on a usage error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "../modules/lifecycle_uapi.h"
+
+int main(int argc, char **argv)
+{
+	int dev;
+
+	if (argc < 2 || (strcmp(argv[1], "ping") && strcmp(argv[1], "start")) ||
+	    (!strcmp(argv[1], "start") && argc != 3)) {
+		fprintf(stderr, "usage: lifecycle_client ping | start N\n");
+		return 2;
+	}
+	dev = open("/dev/lifecycle_umh", O_RDWR | O_CLOEXEC);
+	if (dev < 0) {
+		perror("/dev/lifecycle_umh");
+		return 1;
+	}
+	if (!strcmp(argv[1], "ping")) {
+		__u32 pid;
+
+		if (ioctl(dev, LC_IOC_PING, &pid)) {
+			printf("%s\n", strerrorname_np(errno) ?: "?");
+			return 1;
+		}
+		printf("%u\n", pid);
+	} else {
+		struct lc_ioc_start io = { .threads = (__u32)atoi(argv[2]) };
+
+		if (ioctl(dev, LC_IOC_START, &io)) {
+			printf("%s\n", strerrorname_np(errno) ?: "?");
+			return 1;
+		}
+		printf("started %u busy %u other %u %d\n", io.started, io.busy,
+		       io.other, io.other_err);
+	}
+	return 0;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * /dev/lifecycle_umh: how tests/guest/lifecycle_tests.sh drives the
+ * lifecycle test module (tests/modules/lifecycle_main.c).
+ */
+#ifndef _LIFECYCLE_UAPI_H
+#define _LIFECYCLE_UAPI_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define LC_MAX_THREADS	16
+
+/* Call umh_blob_start() from @threads kernel threads at once. */
+struct lc_ioc_start {
+	__u32 threads;		/* in: 1..LC_MAX_THREADS */
+	__u32 started;		/* out: how many got 0 */
+	__u32 busy;		/* out: how many got -EBUSY */
+	__u32 other;		/* out: how many got another error */
+	__s32 other_err;	/* out: the last such error */
+};
+
+#define LC_IOC_START	_IOWR(0xee, 1, struct lc_ioc_start)
+/* An echo ping; returns the pid the helper reports. */
+#define LC_IOC_PING	_IOR(0xee, 2, __u32)
+
+#endif /* _LIFECYCLE_UAPI_H */
