@@ -270,8 +270,8 @@ t "in-kernel timed call loop (benchmark path)" test_bench_loop
 t "status view in sysfs" test_status_view
 t "SIGKILL: next call restarts the helper" test_sigkill_restart
 t "on_start replays the module's state into a new helper" test_on_start_replay
-t "concurrent tag changes: helper and module agree on the last" test_tag_race
 t "helper that stops answering: ETIMEDOUT, replaced" test_hang_timeout
+t "concurrent tag changes: helper and module agree on the last" test_tag_race
 t "restart cap: calls fail with ENOTCONN, no storm" test_restart_cap
 t "rmmod while idle" test_rmmod_idle
 t "rmmod with calls in flight: callers get ESHUTDOWN" test_rmmod_in_flight
