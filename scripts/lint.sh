@@ -31,9 +31,10 @@ not_ok() {
 cd "$root" || exit 1
 
 # Kernel code: everything compiled into a module.  Helpers (*_helper.c,
-# and bpfilter's table code, ipt_table.[ch], which only its helper links)
-# and tools are user space and built with -Wall -Wextra -Werror instead.
-user_re='(_helper\.c|/helper\.h|/sandbox\.h|samples/bpfilter/ipt_table\.[ch])$'
+# and bpfilter's table code and code generator, ipt_table.[ch] and
+# ipt_bpf.[ch], which only its helper links) and tools are user space and
+# built with -Wall -Wextra -Werror instead.
+user_re='(_helper\.c|/helper\.h|/sandbox\.h|samples/bpfilter/ipt_(table|bpf)\.[ch])$'
 kernel_c=$(ls kernel/*.c samples/*/*.c tests/modules/*.c \
 	Documentation/tutorial/*/*.c 2>/dev/null | grep -Ev "$user_re")
 kernel_h=$(ls kernel/*.h include/umh_sdk/*.h samples/*/*.h tests/modules/*.h \

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bpfilter_proto.h"
+#include "ipt_bpf.h"
 #include "ipt_table.h"
 #include <umh_sdk/helper.h>
 
@@ -55,6 +56,29 @@ static int translate(const char *what, const void *req, size_t len,
 	return ret;
 }
 
+/*
+ * What REPLACE checks, in its order and with its errno: do_replace()'s
+ * translation, then __do_replace()'s comparison with the current table.
+ * On success *@nt is the translated table (the caller frees it).
+ */
+static int check_replace(const char *what, const void *req, size_t len,
+			 struct ipt_replace *repl, struct ipt_table *nt)
+{
+	int ret;
+
+	ret = translate(what, req, len, repl, 0, nt);
+	if (ret)
+		return ret;
+	ret = table_lookup(repl->name, sizeof(repl->name));
+	if (!ret && repl->valid_hooks != filter.valid_hooks)
+		ret = -EINVAL;
+	if (!ret && repl->num_counters != filter.number)
+		ret = -EAGAIN;
+	if (ret)
+		ipt_table_free(nt);
+	return ret;
+}
+
 int bpfilter_handle_replace(void *ctx, const void *req, size_t len,
 			    struct umh_out *out)
 {
@@ -65,26 +89,66 @@ int bpfilter_handle_replace(void *ctx, const void *req, size_t len,
 	int ret;
 
 	(void)ctx;
-	ret = translate("replace", req, len, &repl, 0, &nt);
+	ret = check_replace("replace", req, len, &repl, &nt);
 	if (ret)
 		return ret;
-	/* What __do_replace() checks once the new table is translated. */
-	ret = table_lookup(repl.name, sizeof(repl.name));
-	if (!ret && repl.valid_hooks != filter.valid_hooks)
-		ret = -EINVAL;
-	if (!ret && repl.num_counters != filter.number)
-		ret = -EAGAIN;
 	n = (size_t)filter.number * sizeof(struct xt_counters);
-	old = ret ? NULL : umh_out_alloc(out, n);
-	if (!ret && !old)
-		ret = -ENOMEM;
-	if (ret) {
+	old = umh_out_alloc(out, n);
+	if (!old) {
 		ipt_table_free(&nt);
-		return ret;
+		return -ENOMEM;
 	}
 	memcpy(old, filter.counters, n);
 	ipt_table_free(&filter);
 	filter = nt;
+	return 0;
+}
+
+int bpfilter_handle_compile(void *ctx, const void *req, size_t len,
+			    struct umh_out *out)
+{
+	char why[IPT_TABLE_WHY_LEN] = "";
+	struct bpfilter_prog_hdr hdr;
+	struct ipt_bpf_prog prog;
+	struct ipt_replace repl;
+	struct ipt_table nt;
+	size_t ifs, insns;
+	char *p;
+	int ret;
+
+	(void)ctx;
+	ret = check_replace("compile", req, len, &repl, &nt);
+	if (ret)
+		return ret;
+	ret = ipt_bpf_compile(&nt, &prog, why, sizeof(why));
+	ipt_table_free(&nt);
+	if (ret) {
+		umh_err("compile of table '%s' refused: %s (%s)", repl.name,
+			why[0] ? why : "cannot compile", strerror(-ret));
+		return ret;
+	}
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.number = prog.number;
+	hdr.n_insns = prog.n_insns;
+	hdr.n_ifaces = prog.n_ifaces;
+	ifs = (size_t)prog.n_ifaces * sizeof(*prog.ifaces);
+	insns = (size_t)prog.n_insns * sizeof(*prog.insns);
+	p = umh_out_alloc(out, sizeof(hdr) + ifs + insns);
+	if (!p) {
+		ret = errno == EMSGSIZE ? -E2BIG : -ENOMEM;
+		umh_err("compile of table '%s': no room for the program (%u insns)",
+			repl.name, prog.n_insns);
+		ipt_bpf_free(&prog);
+		return ret;
+	}
+	memcpy(p, &hdr, sizeof(hdr));
+	if (ifs)
+		memcpy(p + sizeof(hdr), prog.ifaces, ifs);
+	memcpy(p + sizeof(hdr) + ifs, prog.insns, insns);
+	umh_info("compiled table '%s': %u entries, %u insns, %u interface patterns, %u subprograms, %u frames",
+		 repl.name, prog.number, prog.n_insns, prog.n_ifaces,
+		 prog.n_subprogs, prog.max_frames);
+	ipt_bpf_free(&prog);
 	return 0;
 }
 

@@ -1,0 +1,1326 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ipt_bpf: compile a translated filter table into the bpfilter data plane's
+ * eBPF program.  The design (layout, registers, stack) is described at the
+ * top of ipt_bpf.h; the semantics are ipt_do_table()'s and its callees' in
+ * Linux 6.1: ip_packet_match(), tcp_mt(), udp_mt(), icmp_match(),
+ * multiport_mt() (revision 1) and comment_mt().
+ *
+ * Compilation runs in three steps:
+ *
+ *  1. every entry is emitted once on its own and the code thrown away, to
+ *     learn whether it always leaves (no path falls to the next entry) and
+ *     whether its target is reachable at all (a condition known false at
+ *     compile time ends an entry early);
+ *  2. from the hook entries, the entries that run are found by walking
+ *     fall-throughs, jumps and gotos; every hook entry and every target
+ *     of a reachable jump or goto starts a subprogram.  Nothing else is
+ *     emitted: the verifier refuses unreachable instructions;
+ *  3. main, then the subprograms in table order, are emitted; calls are
+ *     patched once every subprogram's place is known and the deepest call
+ *     chain is checked against the verifier's frame limit.
+ *
+ * Jumps are never counted by hand: a forward jump records its index in a
+ * label and is patched when the label's place is emitted.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/bpf.h>
+#include <linux/ip.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter/xt_multiport.h>
+#include <linux/netfilter/xt_tcpudp.h>
+
+#include "ipt_bpf.h"
+
+/* The verifier's MAX_CALL_FRAMES: main and seven nested subprograms. */
+#define MAX_FRAMES	8
+#define NO_SUB		(~0U)
+/* callees that are not entries: the two leaf subprograms */
+#define CALL_COUNT	(~0U)
+/*
+ * The verifier's own limit on the instructions it goes through
+ * (BPF_COMPLEXITY_LIMIT_INSNS); a table that needs more is refused here,
+ * before the kernel would spend memory and time on it.
+ */
+#define VERIFY_MAX	1000000U
+#define CALL_IFACE	(~1U)
+/* an exit is placed before its first jump gets longer than this */
+#define EXIT_REACH	30000
+
+/* ---- instructions, in the kernel's filter.h vocabulary ---- */
+
+static struct bpf_insn insn(__u8 code, __u8 dst, __u8 src, __s16 off,
+			    __s32 imm)
+{
+	struct bpf_insn i;
+
+	memset(&i, 0, sizeof(i));
+	i.code = code;
+	i.dst_reg = dst;
+	i.src_reg = src;
+	i.off = off;
+	i.imm = imm;
+	return i;
+}
+
+#define MOV64_IMM(d, v)		insn(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, v)
+#define MOV64_REG(d, s)		insn(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define ALU64_IMM(op, d, v)	insn(BPF_ALU64 | (op) | BPF_K, d, 0, 0, v)
+#define ALU64_REG(op, d, s)	insn(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
+#define ALU32_IMM(op, d, v)	insn(BPF_ALU | (op) | BPF_K, d, 0, 0, v)
+#define BSWAP16(d)		insn(BPF_ALU | BPF_END | BPF_TO_BE, d, 0, 0, 16)
+#define LDX(sz, d, s, o)	insn(BPF_LDX | (sz) | BPF_MEM, d, s, o, 0)
+#define STX(sz, d, s, o)	insn(BPF_STX | (sz) | BPF_MEM, d, s, o, 0)
+#define ST_IMM(sz, d, o, v)	insn(BPF_ST | (sz) | BPF_MEM, d, 0, o, v)
+#define JMP_IMM(op, d, v, o)	insn(BPF_JMP | (op) | BPF_K, d, 0, o, v)
+#define JMP_REG(op, d, s, o)	insn(BPF_JMP | (op) | BPF_X, d, s, o, 0)
+#define JMP32_IMM(op, d, v, o)	insn(BPF_JMP32 | (op) | BPF_K, d, 0, o, v)
+#define JA(o)			insn(BPF_JMP | BPF_JA, 0, 0, o, 0)
+#define CALL_HELPER(f)		insn(BPF_JMP | BPF_CALL, 0, 0, 0, f)
+#define CALL_SUB()		insn(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0)
+#define EXIT()			insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+
+enum { R0, R1, R2, R3, R4, R5, R6, R7, R8, R9, R10 };
+
+/* Registers kept by main and every subprogram (see ipt_bpf.h). */
+#define R_CTX	R6
+#define R_PKT	R7
+#define R_DEPTH	R8
+#define R_CNT	R9	/* this CPU's block of BPFILTER_MAP_COUNTERS */
+
+/* Offsets of the IPv4 header fields in PKT. */
+#define IP_VIHL		(IPT_BPF_PKT_IP + 0)
+#define IP_FRAG		(IPT_BPF_PKT_IP + 6)
+#define IP_PROTO	(IPT_BPF_PKT_IP + 9)
+#define IP_SADDR	(IPT_BPF_PKT_IP + 12)
+#define IP_DADDR	(IPT_BPF_PKT_IP + 16)
+#define L4(o)		(IPT_BPF_PKT_L4 + (o))
+#define TCP_OPT_MAX	40
+#define IP_OFFSET	0x1FFF	/* include/net/ip.h */
+
+/* ---- the generator's state ---- */
+
+/* Forward jumps to one place, patched when it is emitted. */
+struct label {
+	unsigned int *pc;
+	unsigned int n, cap;
+};
+
+struct call_fix {
+	unsigned int pc;	/* the call instruction */
+	unsigned int callee;	/* entry index its subprogram starts at */
+};
+
+struct ent {
+	const struct ipt_entry *e;
+	unsigned int off;
+	unsigned int sub;	/* subprogram starting here, or NO_SUB */
+	bool terminal;		/* no path reaches the next entry */
+	bool target_live;	/* the target's code is emitted */
+	bool reach;
+};
+
+struct sub {
+	unsigned int idx;	/* entry it starts at */
+	unsigned int pc;
+	unsigned int first_call, end_call;	/* its calls in cg.calls */
+	int frames;		/* deepest chain from it, itself included */
+	unsigned int end_pc;	/* one past its last instruction */
+	unsigned long long cost; /* verify_cost(), 0 until computed */
+};
+
+struct cg {
+	const struct ipt_table *t;
+	struct bpf_insn *insns;
+	unsigned int n, cap;
+	int err;
+	struct call_fix *calls;
+	unsigned int n_calls, cap_calls;
+	struct bpfilter_iface *ifaces;
+	unsigned int n_ifaces, cap_ifaces;
+	struct ent *ents;
+	struct sub *subs;
+	unsigned int n_subs;
+	unsigned int stacksize;	/* ipt_do_table()'s: ERROR entries */
+	struct label next;	/* the current entry's "no match" */
+	struct label exit;	/* the current function's exit */
+	bool used_iface;	/* the iface helper subprogram is called */
+	char *why;
+	size_t why_len;
+};
+
+static __attribute__((format(printf, 3, 4)))
+int fail(struct cg *c, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->err)
+		return c->err;
+	c->err = err;
+	if (c->why && c->why_len) {
+		va_start(ap, fmt);
+		vsnprintf(c->why, c->why_len, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+static bool grow(struct cg *c, void **p, unsigned int *cap, unsigned int need,
+		 size_t elem)
+{
+	unsigned int ncap = *cap ? *cap : 64;
+	void *np;
+
+	if (need <= *cap)
+		return true;
+	while (ncap < need)
+		ncap *= 2;
+	np = realloc(*p, (size_t)ncap * elem);
+	if (!np) {
+		fail(c, -ENOMEM, "out of memory");
+		return false;
+	}
+	*p = np;
+	*cap = ncap;
+	return true;
+}
+
+static void emit(struct cg *c, struct bpf_insn i)
+{
+	if (c->err)
+		return;
+	if (c->n >= BPFILTER_MAX_INSNS) {
+		fail(c, -E2BIG, "program longer than %u instructions",
+		     BPFILTER_MAX_INSNS);
+		return;
+	}
+	if (!grow(c, (void **)&c->insns, &c->cap, c->n + 1, sizeof(i)))
+		return;
+	c->insns[c->n++] = i;
+}
+
+/* BPF_LD_IMM64 of a map named by its bpfilter_map index. */
+static void emit_ld_map(struct cg *c, int reg, enum bpfilter_map map)
+{
+	emit(c, insn(BPF_LD | BPF_DW | BPF_IMM, reg, BPF_PSEUDO_MAP_FD, 0,
+		     map));
+	emit(c, insn(0, 0, 0, 0, 0));
+}
+
+/* Emit a jump whose offset @l will get; a jump insn built with off 0. */
+static void emit_jmp(struct cg *c, struct label *l, struct bpf_insn j)
+{
+	if (c->err)
+		return;
+	if (!grow(c, (void **)&l->pc, &l->cap, l->n + 1, sizeof(*l->pc)))
+		return;
+	l->pc[l->n++] = c->n;
+	emit(c, j);
+}
+
+/* Place @l here: patch its jumps. */
+static void label_here(struct cg *c, struct label *l)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n && !c->err; i++) {
+		long d = (long)c->n - (long)l->pc[i] - 1;
+
+		if (d > INT16_MAX) {
+			fail(c, -E2BIG, "jump over %ld instructions", d);
+			break;
+		}
+		c->insns[l->pc[i]].off = (__s16)d;
+	}
+	l->n = 0;
+}
+
+static void label_free(struct label *l)
+{
+	free(l->pc);
+	memset(l, 0, sizeof(*l));
+}
+
+/* A call to a subprogram: the entry it starts at, or CALL_*. */
+static void emit_call(struct cg *c, unsigned int callee)
+{
+	if (c->err)
+		return;
+	if (!grow(c, (void **)&c->calls, &c->cap_calls, c->n_calls + 1,
+		  sizeof(*c->calls)))
+		return;
+	c->calls[c->n_calls].pc = c->n;
+	c->calls[c->n_calls].callee = callee;
+	c->n_calls++;
+	emit(c, CALL_SUB());
+}
+
+/*
+ * Leave the function with r0.  Every exit of a function is one shared
+ * "exit" instruction: the verifier then meets one state per return value
+ * there and prunes the others, instead of processing a function exit (on
+ * 6.18, a stack liveness update over the whole function) per rule.
+ */
+static void emit_exit(struct cg *c)
+{
+	emit_jmp(c, &c->exit, JA(0));
+}
+
+/*
+ * Place the pending exit here if the program flows no further (@end) or
+ * its first jump is getting out of reach, jumping over it otherwise.
+ */
+static void flush_exit(struct cg *c, bool end)
+{
+	if (!c->exit.n)
+		return;
+	if (!end && c->n - c->exit.pc[0] < EXIT_REACH)
+		return;
+	if (!end)
+		emit(c, JA(1));
+	label_here(c, &c->exit);
+	emit(c, EXIT());
+}
+
+/* "Hotdrop": the packet is dropped at once, the entry not counted. */
+static void emit_hotdrop_unless(struct cg *c, __u8 op, int reg, __s32 v)
+{
+	emit(c, JMP_IMM(op, reg, v, 2));
+	emit(c, MOV64_IMM(R0, NF_DROP));
+	emit_exit(c);
+}
+
+/*
+ * What a condition emitter returns: CONT when the entry may still match,
+ * NEVER when it knows at compile time that it cannot (it emitted nothing
+ * for that condition; the entry's remaining code is not emitted).
+ */
+enum { CONT = 0, NEVER = 1 };
+
+/* ---- ip_packet_match() ---- */
+
+/* NF_INVF(inv, (addr & msk) != want) means no match. */
+static int emit_addr(struct cg *c, int off, __u32 want, __u32 msk, bool inv)
+{
+	if (!msk)
+		return ((want != 0) != inv) ? NEVER : CONT;
+	emit(c, LDX(BPF_W, R1, R_PKT, off));
+	if (msk != 0xFFFFFFFFU)
+		emit(c, ALU32_IMM(BPF_AND, R1, (__s32)msk));
+	emit_jmp(c, &c->next, JMP32_IMM(inv ? BPF_JEQ : BPF_JNE, R1,
+					(__s32)want, 0));
+	return CONT;
+}
+
+/* Pattern index of (name, mask), added if new. */
+static int iface_index(struct cg *c, const char *name,
+		       const unsigned char *mask)
+{
+	struct bpfilter_iface *p;
+	unsigned int j;
+
+	for (j = 0; j < c->n_ifaces; j++) {
+		p = &c->ifaces[j];
+		if (!memcmp(p->name, name, IFNAMSIZ) &&
+		    !memcmp(p->mask, mask, IFNAMSIZ))
+			return (int)j;
+	}
+	if (c->n_ifaces >= BPFILTER_MAX_IFACES)
+		return fail(c, -E2BIG, "more than %u interface patterns",
+			    BPFILTER_MAX_IFACES);
+	if (!grow(c, (void **)&c->ifaces, &c->cap_ifaces, c->n_ifaces + 1,
+		  sizeof(*p)))
+		return c->err;
+	p = &c->ifaces[c->n_ifaces];
+	memcpy(p->name, name, IFNAMSIZ);
+	memcpy(p->mask, mask, IFNAMSIZ);
+	return (int)c->n_ifaces++;
+}
+
+/*
+ * ifname_compare_aligned() against the device in cb[] (@pkt_off holds its
+ * ifindex), inverted by @inv.  No device compares the empty name, which is
+ * known here; a device is looked up in BPFILTER_MAP_IFACES.
+ */
+static int emit_iface(struct cg *c, int pkt_off, const char *name,
+		      const unsigned char *mask, bool inv)
+{
+	struct label done = { 0 };
+	bool any = false, empty = true;
+	int k, j;
+
+	for (k = 0; k < IFNAMSIZ; k++) {
+		if (mask[k])
+			any = true;
+		if (name[k] & mask[k])
+			empty = false;
+	}
+	if (!any)	/* every name matches */
+		return inv ? NEVER : CONT;
+	j = iface_index(c, name, mask);
+	if (j < 0)
+		return CONT;
+
+	emit(c, LDX(BPF_W, R1, R_PKT, pkt_off));
+	/* no device: the empty name, compared now */
+	emit_jmp(c, empty != inv ? &done : &c->next,
+		 JMP_IMM(BPF_JEQ, R1, 0, 0));
+	/* a device: bit j of its entry (none: no pattern matches) */
+	emit(c, MOV64_IMM(R2, (j / 64) * 8));
+	emit(c, MOV64_IMM(R3, j % 64));
+	emit_call(c, CALL_IFACE);
+	c->used_iface = true;
+	emit_jmp(c, &c->next, JMP_IMM(inv ? BPF_JNE : BPF_JEQ, R0, 0, 0));
+	label_here(c, &done);
+	label_free(&done);
+	return CONT;
+}
+
+static int emit_ip_match(struct cg *c, const struct ipt_ip *ip)
+{
+	bool frag_inv = ip->invflags & IPT_INV_FRAG;
+
+	if (emit_addr(c, IP_SADDR, ip->src.s_addr, ip->smsk.s_addr,
+		      ip->invflags & IPT_INV_SRCIP) ||
+	    emit_addr(c, IP_DADDR, ip->dst.s_addr, ip->dmsk.s_addr,
+		      ip->invflags & IPT_INV_DSTIP))
+		return NEVER;
+	if (ip->proto) {
+		emit(c, LDX(BPF_B, R1, R_PKT, IP_PROTO));
+		emit_jmp(c, &c->next,
+			 JMP_IMM((ip->invflags & IPT_INV_PROTO) ? BPF_JEQ :
+				 BPF_JNE, R1, ip->proto, 0));
+	}
+	/* NF_INVF(IPT_INV_FRAG, (flags & IPT_F_FRAG) && !isfrag) */
+	if (!(ip->flags & IPT_F_FRAG)) {
+		if (frag_inv)
+			return NEVER;
+	} else {
+		emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_FRAGOFF));
+		emit_jmp(c, &c->next,
+			 JMP_IMM(frag_inv ? BPF_JNE : BPF_JEQ, R1, 0, 0));
+	}
+	if (emit_iface(c, IPT_BPF_PKT_IN, ip->iniface, ip->iniface_mask,
+		       ip->invflags & IPT_INV_VIA_IN) ||
+	    emit_iface(c, IPT_BPF_PKT_OUT, ip->outiface, ip->outiface_mask,
+		       ip->invflags & IPT_INV_VIA_OUT))
+		return NEVER;
+	return CONT;
+}
+
+/* ---- matches ---- */
+
+/*
+ * The common start of tcp, udp, icmp and multiport: a fragment other than
+ * the first does not match (tcp hotdrops fragment offset 1), and fewer
+ * than @need bytes at thoff hotdrop.
+ */
+static void emit_l4_start(struct cg *c, bool tcp, int need)
+{
+	emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_FRAGOFF));
+	if (tcp) {
+		emit(c, JMP_IMM(BPF_JEQ, R1, 0, 3));
+		emit_jmp(c, &c->next, JMP_IMM(BPF_JNE, R1, 1, 0));
+		emit(c, MOV64_IMM(R0, NF_DROP));
+		emit_exit(c);
+	} else {
+		emit_jmp(c, &c->next, JMP_IMM(BPF_JNE, R1, 0, 0));
+	}
+	emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_L4AVAIL));
+	emit_hotdrop_unless(c, BPF_JGE, R1, need);
+}
+
+/* A big-endian u16 of the L4 header into @reg. */
+static void emit_port(struct cg *c, int reg, int off)
+{
+	emit(c, LDX(BPF_H, reg, R_PKT, L4(off)));
+	emit(c, BSWAP16(reg));
+}
+
+/* port_match(): (lo <= port <= hi) ^ inv, port in @reg. */
+static int emit_port_range(struct cg *c, int reg, unsigned int lo,
+			   unsigned int hi, bool inv)
+{
+	bool empty = lo > hi, full = lo == 0 && hi == 0xFFFF;
+	struct label in = { 0 };
+
+	if (empty || full)
+		return (full == inv) ? NEVER : CONT;
+	if (!inv) {
+		if (lo)
+			emit_jmp(c, &c->next, JMP_IMM(BPF_JLT, reg, lo, 0));
+		if (hi != 0xFFFF)
+			emit_jmp(c, &c->next, JMP_IMM(BPF_JGT, reg, hi, 0));
+		return CONT;
+	}
+	if (lo)
+		emit_jmp(c, &in, JMP_IMM(BPF_JLT, reg, lo, 0));
+	if (hi != 0xFFFF)
+		emit_jmp(c, &in, JMP_IMM(BPF_JGT, reg, hi, 0));
+	emit_jmp(c, &c->next, JA(0));
+	label_here(c, &in);
+	label_free(&in);
+	return CONT;
+}
+
+/*
+ * tcp_find_option(), the loop unrolled over the 40 possible positions of
+ * i (the verifier allows no variable stack offset without CAP_PERFMON).
+ * At position p the code runs only when i == p; i only grows.
+ */
+static void emit_tcp_option(struct cg *c, __u8 option, bool inv)
+{
+	struct label found = { 0 }, notfound = { 0 }, step = { 0 };
+	struct label done = { 0 };
+	int p;
+
+	/* doff * 4 < sizeof(struct tcphdr): hotdrop */
+	emit(c, LDX(BPF_B, R4, R_PKT, L4(12)));
+	emit(c, ALU64_IMM(BPF_RSH, R4, 4));
+	emit(c, ALU64_IMM(BPF_LSH, R4, 2));
+	emit_hotdrop_unless(c, BPF_JGE, R4, 20);
+	/* no options: the result is inv */
+	emit(c, JMP_IMM(BPF_JGT, R4, 20, 1));
+	emit_jmp(c, inv ? &done : &c->next, JA(0));
+	/* the optlen bytes at thoff + 20 must exist, else hotdrop */
+	emit(c, ALU64_IMM(BPF_SUB, R4, 20));		/* [1, 40] */
+	emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_LEN));
+	emit(c, LDX(BPF_W, R2, R_PKT, IPT_BPF_PKT_THOFF));
+	emit(c, ALU64_REG(BPF_SUB, R1, R2));
+	emit(c, ALU64_IMM(BPF_SUB, R1, 20));
+	emit(c, JMP_REG(BPF_JSGE, R1, R4, 2));
+	emit(c, MOV64_IMM(R0, NF_DROP));
+	emit_exit(c);
+	/*
+	 * r4 is [1, 40] already; 6.12's verifier can lose that on the way
+	 * (it saw r4 unbounded after the first test above), and r4 is the
+	 * helper's size: say it again where the call is.
+	 */
+	emit(c, ALU64_IMM(BPF_AND, R4, 0x3f));
+	emit_hotdrop_unless(c, BPF_JLE, R4, TCP_OPT_MAX);
+	emit_hotdrop_unless(c, BPF_JGE, R4, 1);
+	emit(c, MOV64_REG(R1, R_CTX));
+	emit(c, ALU64_IMM(BPF_ADD, R2, 20));
+	emit(c, MOV64_REG(R3, R_PKT));
+	emit(c, ALU64_IMM(BPF_ADD, R3, IPT_BPF_PKT_OPT));
+	emit(c, CALL_HELPER(BPF_FUNC_skb_load_bytes));
+	emit_hotdrop_unless(c, BPF_JEQ, R0, 0);
+
+	/* r3 = i, r4 = optlen, r5 = op[i] */
+	emit(c, LDX(BPF_B, R4, R_PKT, L4(12)));
+	emit(c, ALU64_IMM(BPF_RSH, R4, 4));
+	emit(c, ALU64_IMM(BPF_LSH, R4, 2));
+	emit(c, ALU64_IMM(BPF_SUB, R4, 20));
+	emit(c, MOV64_IMM(R3, 0));
+	for (p = 0; p < TCP_OPT_MAX; p++) {
+		label_here(c, &step);
+		emit_jmp(c, &step, JMP_IMM(BPF_JNE, R3, p, 0));
+		emit_jmp(c, &notfound, JMP_IMM(BPF_JLE, R4, p, 0));
+		emit(c, LDX(BPF_B, R5, R_PKT, IPT_BPF_PKT_OPT + p));
+		emit_jmp(c, &found, JMP_IMM(BPF_JEQ, R5, option, 0));
+		emit(c, MOV64_IMM(R3, p + 1));
+		if (p == TCP_OPT_MAX - 1)
+			continue;	/* i >= 40 >= optlen whatever follows */
+		emit_jmp(c, &step, JMP_IMM(BPF_JLT, R5, 2, 0));
+		/* i += op[i + 1] ? : 1 */
+		emit(c, LDX(BPF_B, R5, R_PKT, IPT_BPF_PKT_OPT + p + 1));
+		emit_jmp(c, &step, JMP_IMM(BPF_JEQ, R5, 0, 0));
+		emit(c, MOV64_REG(R3, R5));
+		emit(c, ALU64_IMM(BPF_ADD, R3, p));
+	}
+	label_here(c, &step);
+	label_here(c, &notfound);
+	/* not found: the result is inv; found: !inv */
+	if (inv) {
+		emit_jmp(c, &done, JA(0));
+		label_here(c, &found);
+		emit_jmp(c, &c->next, JA(0));
+	} else {
+		emit_jmp(c, &c->next, JA(0));
+		label_here(c, &found);
+	}
+	label_here(c, &done);
+	label_free(&found);
+	label_free(&notfound);
+	label_free(&step);
+	label_free(&done);
+}
+
+static int emit_tcp(struct cg *c, const struct xt_tcp *m)
+{
+	bool flags_inv = m->invflags & XT_TCP_INV_FLAGS;
+
+	emit_l4_start(c, true, 20);
+	emit_port(c, R1, 0);
+	if (emit_port_range(c, R1, m->spts[0], m->spts[1],
+			    m->invflags & XT_TCP_INV_SRCPT))
+		return NEVER;
+	emit_port(c, R1, 2);
+	if (emit_port_range(c, R1, m->dpts[0], m->dpts[1],
+			    m->invflags & XT_TCP_INV_DSTPT))
+		return NEVER;
+	/* NF_INVF(XT_TCP_INV_FLAGS, (th[13] & flg_mask) == flg_cmp) */
+	if (m->flg_cmp & ~m->flg_mask) {
+		if (!flags_inv)
+			return NEVER;
+	} else if (!m->flg_mask) {
+		if (flags_inv)
+			return NEVER;
+	} else {
+		emit(c, LDX(BPF_B, R1, R_PKT, L4(13)));
+		emit(c, ALU64_IMM(BPF_AND, R1, m->flg_mask));
+		emit_jmp(c, &c->next, JMP_IMM(flags_inv ? BPF_JEQ : BPF_JNE,
+					      R1, m->flg_cmp, 0));
+	}
+	if (m->option)
+		emit_tcp_option(c, m->option, m->invflags & XT_TCP_INV_OPTION);
+	return CONT;
+}
+
+static int emit_udp(struct cg *c, const struct xt_udp *m)
+{
+	emit_l4_start(c, false, 8);
+	emit_port(c, R1, 0);
+	if (emit_port_range(c, R1, m->spts[0], m->spts[1],
+			    m->invflags & XT_UDP_INV_SRCPT))
+		return NEVER;
+	emit_port(c, R1, 2);
+	return emit_port_range(c, R1, m->dpts[0], m->dpts[1],
+			       m->invflags & XT_UDP_INV_DSTPT);
+}
+
+/* icmp_type_code_match() */
+static int emit_icmp(struct cg *c, const struct ipt_icmp *m)
+{
+	bool inv = m->invflags & IPT_ICMP_INV;
+	struct label in = { 0 };
+
+	emit_l4_start(c, false, 8);
+	if (m->type == 0xFF)
+		return inv ? NEVER : CONT;
+	if (m->code[0] > m->code[1]) {
+		if (!inv)
+			return NEVER;
+		return CONT;
+	}
+	/* the "in" jumps go where the type/code test fails */
+	emit(c, LDX(BPF_B, R1, R_PKT, L4(0)));
+	emit_jmp(c, inv ? &in : &c->next, JMP_IMM(BPF_JNE, R1, m->type, 0));
+	emit(c, LDX(BPF_B, R1, R_PKT, L4(1)));
+	if (m->code[0])
+		emit_jmp(c, inv ? &in : &c->next,
+			 JMP_IMM(BPF_JLT, R1, m->code[0], 0));
+	if (m->code[1] != 0xFF)
+		emit_jmp(c, inv ? &in : &c->next,
+			 JMP_IMM(BPF_JGT, R1, m->code[1], 0));
+	if (inv) {
+		emit_jmp(c, &c->next, JA(0));
+		label_here(c, &in);
+	}
+	label_free(&in);
+	return CONT;
+}
+
+/* @reg in [lo, hi] jumps to @l. */
+static void emit_in_range(struct cg *c, struct label *l, int reg,
+			  unsigned int lo, unsigned int hi)
+{
+	if (lo == hi) {
+		emit_jmp(c, l, JMP_IMM(BPF_JEQ, reg, lo, 0));
+		return;
+	}
+	if (lo)
+		emit(c, JMP_IMM(BPF_JLT, reg, lo, 1));
+	emit_jmp(c, l, JMP_IMM(BPF_JLE, reg, hi, 0));
+}
+
+/* multiport_mt() with ports_match_v1() unrolled over the ports. */
+static int emit_multiport(struct cg *c, const struct xt_multiport_v1 *m)
+{
+	/* bool results of "return true ^ invert" and "return invert" */
+	bool hit = (1 ^ m->invert) != 0, miss = m->invert != 0;
+	struct label l = { 0 };
+	unsigned int i;
+
+	emit_l4_start(c, false, 4);
+	if (hit == miss)
+		return hit ? CONT : NEVER;
+	if (!m->count)
+		return miss ? CONT : NEVER;
+	emit_port(c, R2, 0);	/* src */
+	emit_port(c, R3, 2);	/* dst */
+	for (i = 0; i < m->count && i < XT_MULTI_PORTS; i++) {
+		unsigned int s = m->ports[i], e = s;
+
+		if (m->pflags[i] && i + 1 < XT_MULTI_PORTS)
+			e = m->ports[++i];
+		/* a hit continues (hit) or fails the match (!hit) */
+		if (m->flags == XT_MULTIPORT_DESTINATION ||
+		    m->flags == XT_MULTIPORT_EITHER)
+			emit_in_range(c, hit ? &l : &c->next, R3, s, e);
+		if (m->flags == XT_MULTIPORT_SOURCE ||
+		    m->flags == XT_MULTIPORT_EITHER)
+			emit_in_range(c, hit ? &l : &c->next, R2, s, e);
+	}
+	if (hit) {
+		emit_jmp(c, &c->next, JA(0));
+		label_here(c, &l);
+	}
+	label_free(&l);
+	return CONT;
+}
+
+/* One match of an entry; its data follows the xt_entry_match header. */
+static int emit_match(struct cg *c, const struct xt_entry_match *m,
+		      unsigned int idx)
+{
+	const char *name = m->u.user.name;
+	const void *data = m->data;
+
+	if (!strcmp(name, "tcp")) {
+		struct xt_tcp v;
+
+		memcpy(&v, data, sizeof(v));
+		return emit_tcp(c, &v);
+	}
+	if (!strcmp(name, "udp")) {
+		struct xt_udp v;
+
+		memcpy(&v, data, sizeof(v));
+		return emit_udp(c, &v);
+	}
+	if (!strcmp(name, "icmp")) {
+		struct ipt_icmp v;
+
+		memcpy(&v, data, sizeof(v));
+		return emit_icmp(c, &v);
+	}
+	if (!strcmp(name, "multiport") && m->u.user.revision == 1) {
+		struct xt_multiport_v1 v;
+
+		memcpy(&v, data, sizeof(v));
+		return emit_multiport(c, &v);
+	}
+	if (!strcmp(name, "comment"))
+		return CONT;
+	fail(c, -EOPNOTSUPP, "entry %u: match '%.*s' rev %u not compiled", idx,
+	     XT_EXTENSION_MAXNAMELEN, name, m->u.user.revision);
+	return NEVER;
+}
+
+/* ADD_COUNTER(entry idx, skb->len, 1), in the count subprogram. */
+static void emit_count(struct cg *c, unsigned int idx)
+{
+	long off = (long)idx * (long)sizeof(struct xt_counters);
+	int base = R_CNT;
+
+	/* beyond an instruction's 16-bit offset: point r1 at the slot */
+	if (off + (long)offsetof(struct xt_counters, bcnt) > 32767) {
+		emit(c, MOV64_REG(R1, R_CNT));
+		emit(c, ALU64_IMM(BPF_ADD, R1, (__s32)off));
+		base = R1;
+		off = 0;
+	}
+	emit(c, LDX(BPF_DW, R2, base, off + offsetof(struct xt_counters, pcnt)));
+	emit(c, ALU64_IMM(BPF_ADD, R2, 1));
+	emit(c, STX(BPF_DW, base, R2, off + offsetof(struct xt_counters, pcnt)));
+	emit(c, LDX(BPF_DW, R2, base, off + offsetof(struct xt_counters, bcnt)));
+	emit(c, LDX(BPF_W, R3, R_PKT, IPT_BPF_PKT_LEN));
+	emit(c, ALU64_REG(BPF_ADD, R2, R3));
+	emit(c, STX(BPF_DW, base, R2, off + offsetof(struct xt_counters, bcnt)));
+}
+
+/* The entry index at table offset @off, or -1. */
+static long idx_at(const struct cg *c, unsigned int off)
+{
+	size_t lo = 0, hi = c->t->number;
+
+	while (hi > lo) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (c->ents[m].off > off)
+			hi = m;
+		else if (c->ents[m].off < off)
+			lo = m + 1;
+		else
+			return (long)m;
+	}
+	return -1;
+}
+
+static const struct xt_entry_target *target_of(const struct ipt_entry *e)
+{
+	return (const void *)((const char *)e + e->target_offset);
+}
+
+/* The standard target's verdict or jump offset. */
+static int verdict_of(const struct ipt_entry *e)
+{
+	const struct xt_standard_target *st = (const void *)target_of(e);
+	int v;
+
+	memcpy(&v, &st->verdict, sizeof(v));
+	return v;
+}
+
+/* The entry a jump or goto of entry @idx enters, or -1 for none. */
+static long jump_target(const struct cg *c, unsigned int idx)
+{
+	const struct ipt_entry *e = c->ents[idx].e;
+	int v;
+
+	if (target_of(e)->u.user.name[0])
+		return -1;
+	v = verdict_of(e);
+	if (v < 0)
+		return -1;
+	if ((unsigned int)v == c->ents[idx].off + e->next_offset &&
+	    !(e->ip.flags & IPT_F_GOTO))
+		return -1;	/* to the next entry, nothing pushed */
+	return idx_at(c, (unsigned int)v);
+}
+
+/* Call the subprogram at entry @callee with the stack depth in r3. */
+static void emit_call_sub(struct cg *c, unsigned int callee, bool push)
+{
+	emit(c, MOV64_REG(R1, R_CTX));
+	emit(c, MOV64_REG(R2, R_PKT));
+	emit(c, MOV64_REG(R3, R_DEPTH));
+	if (push)
+		emit(c, ALU64_IMM(BPF_ADD, R3, 1));
+	emit(c, MOV64_REG(R4, R_CNT));
+	emit_call(c, callee);
+}
+
+/* The target; returns true when execution goes on to the next entry. */
+static bool emit_target(struct cg *c, unsigned int idx)
+{
+	const struct ipt_entry *e = c->ents[idx].e;
+	const struct xt_entry_target *t = target_of(e);
+	long k;
+	int v;
+
+	if (!strcmp(t->u.user.name, XT_ERROR_TARGET)) {
+		/* ipt_error(): NF_DROP */
+		emit(c, MOV64_IMM(R0, NF_DROP));
+		emit_exit(c);
+		return false;
+	}
+	if (t->u.user.name[0]) {
+		fail(c, -EOPNOTSUPP, "entry %u: target '%.*s' not compiled",
+		     idx, XT_EXTENSION_MAXNAMELEN, t->u.user.name);
+		return false;
+	}
+	v = verdict_of(e);
+	if (v < 0) {
+		emit(c, MOV64_IMM(R0, v == XT_RETURN ? (__s32)IPT_BPF_RET :
+				  -v - 1));
+		emit_exit(c);
+		return false;
+	}
+	k = jump_target(c, idx);
+	if (k < 0) {
+		if ((unsigned int)v == c->ents[idx].off + e->next_offset)
+			return true;
+		fail(c, -EOPNOTSUPP, "entry %u: jump to %d, not an entry",
+		     idx, v);
+		return false;
+	}
+	if (e->ip.flags & IPT_F_GOTO) {
+		emit_call_sub(c, (unsigned int)k, false);
+		emit_exit(c);
+		return false;
+	}
+	/* ipt_do_table(): a jump stack full drops the packet */
+	emit(c, JMP_IMM(BPF_JLT, R_DEPTH, c->stacksize, 2));
+	emit(c, MOV64_IMM(R0, NF_DROP));
+	emit_exit(c);
+	emit_call_sub(c, (unsigned int)k, true);
+	emit(c, JMP_IMM(BPF_JEQ, R0, IPT_BPF_RET, 1));
+	emit_exit(c);
+	return true;
+}
+
+/*
+ * One entry: its ip match, its matches, its counter and its target, a
+ * failed match jumping to the end.  Sets the entry's terminal and
+ * target_live.
+ */
+static void emit_entry(struct cg *c, unsigned int idx)
+{
+	struct ent *en = &c->ents[idx];
+	const struct ipt_entry *e = en->e;
+	unsigned int off = sizeof(*e), start = c->n;
+	bool falls = true;
+	int st;
+
+	c->next.n = 0;
+	en->target_live = false;
+	st = emit_ip_match(c, &e->ip);
+	while (st == CONT && off < e->target_offset && !c->err) {
+		const struct xt_entry_match *m = (const void *)((const char *)e +
+								off);
+
+		st = emit_match(c, m, idx);
+		off += m->u.match_size;
+	}
+	if (st == CONT) {
+		emit_count(c, idx);
+		falls = emit_target(c, idx);
+		en->target_live = true;
+	} else if (c->n != start) {
+		emit_jmp(c, &c->next, JA(0));
+	}
+	en->terminal = !falls && !c->next.n;
+	label_here(c, &c->next);
+}
+
+/* ---- layout ---- */
+
+/*
+ * Step 1: each entry's terminal and target_live, from its code emitted
+ * alone and thrown away.
+ */
+static void analyse_entries(struct cg *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->t->number && !c->err; i++) {
+		unsigned int n = c->n, calls = c->n_calls, ifs = c->n_ifaces;
+		unsigned int exits = c->exit.n;
+
+		emit_entry(c, i);
+		c->n = n;
+		c->n_calls = calls;
+		c->n_ifaces = ifs;
+		c->exit.n = exits;
+	}
+}
+
+/* Step 2: the entries that run, and the subprograms' starts. */
+static int find_subprograms(struct cg *c)
+{
+	unsigned int *work, n_work = 0, i, h;
+
+	work = malloc(((size_t)c->t->number + 1) * sizeof(*work));
+	if (!work)
+		return fail(c, -ENOMEM, "out of memory");
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		long k;
+
+		if (!(c->t->valid_hooks & (1U << h)))
+			continue;
+		k = idx_at(c, c->t->hook_entry[h]);
+		if (k < 0 || idx_at(c, c->t->underflow[h]) < 0) {
+			free(work);
+			return fail(c, -EINVAL, "hook %u: no entry", h);
+		}
+		if (c->ents[k].sub == NO_SUB) {
+			c->ents[k].sub = 0;
+			work[n_work++] = (unsigned int)k;
+		}
+	}
+	while (n_work) {
+		unsigned int j = work[--n_work];
+
+		for (i = j; i < c->t->number; i++) {
+			struct ent *en = &c->ents[i];
+			long k;
+
+			if ((i != j && en->sub != NO_SUB) || en->reach)
+				break;
+			en->reach = true;
+			k = en->target_live ? jump_target(c, i) : -1;
+			if (k >= 0 && c->ents[k].sub == NO_SUB) {
+				c->ents[k].sub = 0;
+				work[n_work++] = (unsigned int)k;
+			}
+			if (en->terminal)
+				break;
+		}
+	}
+	free(work);
+
+	for (i = 0; i < c->t->number; i++)
+		if (c->ents[i].sub != NO_SUB)
+			c->n_subs++;
+	c->subs = calloc(c->n_subs ? c->n_subs : 1, sizeof(*c->subs));
+	if (!c->subs)
+		return fail(c, -ENOMEM, "out of memory");
+	c->n_subs = 0;
+	for (i = 0; i < c->t->number; i++) {
+		if (c->ents[i].sub == NO_SUB)
+			continue;
+		c->ents[i].sub = c->n_subs;
+		c->subs[c->n_subs++].idx = i;
+	}
+	return 0;
+}
+
+/*
+ * Main: parse the packet into PKT, then run the hook's chain and, if it
+ * returns from the top level, the hook's underflow entry.
+ */
+static void emit_main(struct cg *c)
+{
+	struct label l4_done = { 0 }, hooks[NF_INET_NUMHOOKS];
+	static const int sizes[] = { 20, 8, 4 };
+	unsigned int h, i;
+
+	memset(hooks, 0, sizeof(hooks));
+	emit(c, MOV64_REG(R_CTX, R1));
+	emit(c, MOV64_REG(R_PKT, R10));
+	emit(c, ALU64_IMM(BPF_ADD, R_PKT, IPT_BPF_PKT_FP));
+	emit(c, MOV64_IMM(R_DEPTH, 0));
+	/* everything the subprograms may read is initialised */
+	for (i = 0; i < IPT_BPF_PKT_SIZE; i += 8)
+		emit(c, ST_IMM(BPF_DW, R10, IPT_BPF_PKT_FP + (int)i, 0));
+	/* no complete IPv4 header: drop */
+	emit(c, MOV64_REG(R1, R_CTX));
+	emit(c, MOV64_IMM(R2, 0));
+	emit(c, MOV64_REG(R3, R_PKT));
+	emit(c, MOV64_IMM(R4, 20));
+	emit(c, CALL_HELPER(BPF_FUNC_skb_load_bytes));
+	emit_hotdrop_unless(c, BPF_JEQ, R0, 0);
+
+	emit(c, LDX(BPF_W, R1, R_CTX, offsetof(struct __sk_buff, len)));
+	emit(c, STX(BPF_DW, R_PKT, R1, IPT_BPF_PKT_LEN));
+	emit(c, LDX(BPF_W, R1, R_CTX,
+		    offsetof(struct __sk_buff, cb[BPFILTER_CB_IN])));
+	emit(c, STX(BPF_DW, R_PKT, R1, IPT_BPF_PKT_IN));
+	emit(c, LDX(BPF_W, R1, R_CTX,
+		    offsetof(struct __sk_buff, cb[BPFILTER_CB_OUT])));
+	emit(c, STX(BPF_DW, R_PKT, R1, IPT_BPF_PKT_OUT));
+	/* thoff = ihl * 4 */
+	emit(c, LDX(BPF_B, R1, R_PKT, IP_VIHL));
+	emit(c, ALU64_IMM(BPF_AND, R1, 0xF));
+	emit(c, ALU64_IMM(BPF_LSH, R1, 2));
+	emit(c, STX(BPF_DW, R_PKT, R1, IPT_BPF_PKT_THOFF));
+	/* fragoff = ntohs(frag_off) & IP_OFFSET */
+	emit(c, LDX(BPF_H, R1, R_PKT, IP_FRAG));
+	emit(c, BSWAP16(R1));
+	emit(c, ALU64_IMM(BPF_AND, R1, IP_OFFSET));
+	emit(c, STX(BPF_DW, R_PKT, R1, IPT_BPF_PKT_FRAGOFF));
+	/* the first 20, 8 or 4 bytes at thoff, as many as there are */
+	emit_jmp(c, &l4_done, JMP_IMM(BPF_JNE, R1, 0, 0));
+	emit(c, LDX(BPF_W, R9, R_PKT, IPT_BPF_PKT_LEN));
+	emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_THOFF));
+	emit(c, ALU64_REG(BPF_SUB, R9, R1));
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		emit(c, JMP_IMM(BPF_JSLT, R9, sizes[i], 9));
+		emit(c, MOV64_REG(R1, R_CTX));
+		emit(c, LDX(BPF_W, R2, R_PKT, IPT_BPF_PKT_THOFF));
+		emit(c, MOV64_REG(R3, R_PKT));
+		emit(c, ALU64_IMM(BPF_ADD, R3, IPT_BPF_PKT_L4));
+		emit(c, MOV64_IMM(R4, sizes[i]));
+		emit(c, CALL_HELPER(BPF_FUNC_skb_load_bytes));
+		emit_jmp(c, &l4_done, JMP_IMM(BPF_JNE, R0, 0, 0));
+		emit(c, ST_IMM(BPF_W, R_PKT, IPT_BPF_PKT_L4AVAIL, sizes[i]));
+		emit_jmp(c, &l4_done, JA(0));
+	}
+	label_here(c, &l4_done);
+	label_free(&l4_done);
+
+	/* this CPU's counters; the module makes one slot per possible CPU */
+	emit(c, CALL_HELPER(BPF_FUNC_get_smp_processor_id));
+	emit(c, STX(BPF_DW, R10, R0, IPT_BPF_KEY_FP));
+	emit(c, MOV64_REG(R2, R10));
+	emit(c, ALU64_IMM(BPF_ADD, R2, IPT_BPF_KEY_FP));
+	emit_ld_map(c, R1, BPFILTER_MAP_COUNTERS);
+	emit(c, CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	emit(c, JMP_IMM(BPF_JNE, R0, 0, 2));
+	emit(c, MOV64_IMM(R0, NF_DROP));
+	emit_exit(c);
+	emit(c, MOV64_REG(R_CNT, R0));
+
+	emit(c, LDX(BPF_W, R1, R_CTX,
+		    offsetof(struct __sk_buff, cb[BPFILTER_CB_HOOK])));
+	for (h = 0; h < NF_INET_NUMHOOKS; h++)
+		if (c->t->valid_hooks & (1U << h))
+			emit_jmp(c, &hooks[h], JMP_IMM(BPF_JEQ, R1, h, 0));
+	emit(c, MOV64_IMM(R0, NF_ACCEPT));
+	emit_exit(c);
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		if (!(c->t->valid_hooks & (1U << h)))
+			continue;
+		label_here(c, &hooks[h]);
+		label_free(&hooks[h]);
+		emit_call_sub(c, (unsigned int)idx_at(c, c->t->hook_entry[h]),
+			      false);
+		emit(c, JMP_IMM(BPF_JEQ, R0, IPT_BPF_RET, 1));
+		emit_exit(c);
+		/* RETURN at the top level: the underflow entry */
+		i = (unsigned int)idx_at(c, c->t->underflow[h]);
+		emit_entry(c, i);
+		if (!c->ents[i].terminal) {
+			emit(c, MOV64_IMM(R0, NF_DROP));
+			emit_exit(c);
+		}
+	}
+	flush_exit(c, true);
+}
+
+/*
+ * The leaf subprogram shared by every entry that matches an interface:
+ * each map lookup call site costs the kernel a rewrite of the whole
+ * program when it inlines the lookup, so there is one.  (Counting needs
+ * no lookup per entry: main looks up this CPU's block of counters once,
+ * and emit_count() adds to it in place.)
+ *
+ * iface(r1 = ifindex, r2 = byte offset of the word, r3 = bit): that bit
+ * of the device's BPFILTER_MAP_IFACES entry, 0 without an entry.
+ */
+static void emit_leaves(struct cg *c, unsigned int *count_pc,
+			unsigned int *iface_pc)
+{
+	/* counting is inline now (emit_count()): no count leaf */
+	*count_pc = 0;
+
+	if (!c->used_iface)
+		return;
+	*iface_pc = c->n;
+	emit(c, STX(BPF_W, R10, R1, IPT_BPF_KEY_FP));
+	emit(c, MOV64_REG(R6, R2));
+	emit(c, MOV64_REG(R7, R3));
+	emit(c, MOV64_REG(R2, R10));
+	emit(c, ALU64_IMM(BPF_ADD, R2, IPT_BPF_KEY_FP));
+	emit_ld_map(c, R1, BPFILTER_MAP_IFACES);
+	emit(c, CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	emit(c, JMP_IMM(BPF_JNE, R0, 0, 1));
+	emit(c, EXIT());
+	emit(c, ALU64_REG(BPF_ADD, R0, R6));
+	emit(c, LDX(BPF_DW, R0, R0, 0));
+	emit(c, ALU64_REG(BPF_RSH, R0, R7));
+	emit(c, ALU64_IMM(BPF_AND, R0, 1));
+	emit(c, EXIT());
+}
+
+/*
+ * A subprogram: the entries from its start, until one always leaves or
+ * the next subprogram starts (then "call it; exit").
+ */
+static void emit_sub(struct cg *c, struct sub *s)
+{
+	unsigned int i;
+
+	s->pc = c->n;
+	s->first_call = c->n_calls;
+	emit(c, MOV64_REG(R_CTX, R1));
+	emit(c, MOV64_REG(R_PKT, R2));
+	emit(c, MOV64_REG(R_DEPTH, R3));
+	emit(c, MOV64_REG(R_CNT, R4));
+	for (i = s->idx; !c->err; i++) {
+		flush_exit(c, false);
+		emit_entry(c, i);
+		if (c->ents[i].terminal)
+			break;
+		if (i + 1 >= c->t->number) {
+			/* translate_table() lets no chain fall off the end */
+			fail(c, -EINVAL, "entry %u falls off the table", i);
+			break;
+		}
+		if (c->ents[i + 1].sub != NO_SUB) {
+			emit_call_sub(c, i + 1, false);
+			emit_exit(c);
+			break;
+		}
+	}
+	flush_exit(c, true);
+	s->end_call = c->n_calls;
+	s->end_pc = c->n;
+}
+
+/*
+ * What the verifier goes through to verify subprogram @k once: its own
+ * instructions, and every callee again at each call site (the verifier
+ * checks a static subprogram in its caller's context, per call site, and
+ * never prunes across call sites).  Memoised; saturates at @cap.  A chain
+ * jumped to from many rules of a chain that is itself jumped to from many
+ * rules multiplies: such tables are refused before the kernel spends its
+ * memory on them.
+ */
+static unsigned long long verify_cost(struct cg *c, unsigned int k,
+				      unsigned long long cap)
+{
+	struct sub *s = &c->subs[k];
+	unsigned long long cost;
+	unsigned int i;
+
+	if (s->cost)
+		return s->cost;
+	cost = s->end_pc - s->pc;
+	for (i = s->first_call; i < s->end_call && cost < cap; i++) {
+		unsigned int callee = c->calls[i].callee;
+
+		if (callee == CALL_COUNT || callee == CALL_IFACE)
+			cost += 16;
+		else
+			cost += verify_cost(c, c->ents[callee].sub, cap);
+	}
+	s->cost = cost < cap ? cost : cap;
+	return s->cost;
+}
+
+/* The deepest call chain from subprogram @k, @k included (memoised). */
+static int sub_frames(struct cg *c, unsigned int k, int level)
+{
+	struct sub *s = &c->subs[k];
+	unsigned int i;
+	int best = 0;
+
+	if (s->frames > 0)
+		return s->frames;
+	if (level > MAX_FRAMES)
+		return MAX_FRAMES + 1;	/* too deep; no need to know more */
+	for (i = s->first_call; i < s->end_call; i++) {
+		unsigned int callee = c->calls[i].callee;
+		int f = callee == CALL_COUNT || callee == CALL_IFACE ? 1 :
+			sub_frames(c, c->ents[callee].sub, level + 1);
+
+		if (f > best)
+			best = f;
+	}
+	s->frames = best + 1;
+	return s->frames;
+}
+
+/**
+ * ipt_bpf_compile() - compile a table into the data plane's program
+ * @t:		a table ipt_table_translate() accepted
+ * @out:	filled in on success (free with ipt_bpf_free())
+ * @why:	a one-line reason on failure (may be NULL)
+ * @why_len:	size of @why
+ *
+ * Produces the SOCKET_FILTER program and interface patterns that
+ * bpfilter_proto.h describes, with ipt_do_table()'s verdicts and
+ * counters.  The program is not verified here: the kernel's verifier has
+ * the last word (its complexity limit may still refuse a big table whose
+ * chains are jumped to from many places).
+ *
+ * Return: 0; -E2BIG if the program or the pattern set is larger than
+ * BPFILTER_MAX_INSNS or BPFILTER_MAX_IFACES; -EOPNOTSUPP for a table the
+ * generator cannot express (an extension it does not know, chains nested
+ * deeper than the verifier's call frames); -ENOMEM.
+ */
+int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
+		    char *why, size_t why_len)
+{
+	unsigned int i, off = 0, count_pc = 0, iface_pc = 0;
+	struct cg c;
+	unsigned long long cost;
+	int frames = 1;
+
+	memset(&c, 0, sizeof(c));
+	c.t = t;
+	c.why = why;
+	c.why_len = why_len;
+	if (why && why_len)
+		why[0] = '\0';
+	c.ents = calloc(t->number ? t->number : 1, sizeof(*c.ents));
+	if (!c.ents) {
+		fail(&c, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < t->number; i++) {
+		const struct ipt_entry *e;
+
+		e = (const void *)((const char *)t->entries + off);
+		c.ents[i].e = e;
+		c.ents[i].off = off;
+		c.ents[i].sub = NO_SUB;
+		if (!strcmp(target_of(e)->u.user.name, XT_ERROR_TARGET))
+			c.stacksize++;
+		off += e->next_offset;
+	}
+
+	analyse_entries(&c);
+	if (c.err || find_subprograms(&c))
+		goto out;
+	c.n = 0;
+	c.n_calls = 0;
+	c.n_ifaces = 0;
+	c.used_iface = false;
+	emit_main(&c);
+	for (i = 0; i < c.n_subs && !c.err; i++)
+		emit_sub(&c, &c.subs[i]);
+	emit_leaves(&c, &count_pc, &iface_pc);
+	if (c.err)
+		goto out;
+
+	/* calls: pc-relative; main's calls come first */
+	for (i = 0; i < c.n_calls; i++) {
+		struct call_fix *f = &c.calls[i];
+		unsigned int to = f->callee == CALL_COUNT ? count_pc :
+				  f->callee == CALL_IFACE ? iface_pc :
+				  c.subs[c.ents[f->callee].sub].pc;
+
+		c.insns[f->pc].imm = (__s32)((long)to - (long)f->pc - 1);
+	}
+	for (i = 0; i < c.n_calls && (!c.n_subs || i < c.subs[0].first_call);
+	     i++) {
+		unsigned int callee = c.calls[i].callee;
+		int f = 1 + (callee == CALL_COUNT || callee == CALL_IFACE ? 1 :
+			     sub_frames(&c, c.ents[callee].sub, 2));
+
+		if (f > frames)
+			frames = f;
+	}
+	if (frames > MAX_FRAMES) {
+		fail(&c, -EOPNOTSUPP,
+		     "chains nested too deep: more than %d BPF call frames",
+		     MAX_FRAMES);
+		goto out;
+	}
+	cost = c.n_subs ? c.subs[0].pc : c.n;
+	for (i = 0; i < c.n_calls && (!c.n_subs || i < c.subs[0].first_call);
+	     i++) {
+		unsigned int callee = c.calls[i].callee;
+
+		if (callee != CALL_COUNT && callee != CALL_IFACE)
+			cost += verify_cost(&c, c.ents[callee].sub, VERIFY_MAX);
+	}
+	if (cost >= VERIFY_MAX) {
+		fail(&c, -E2BIG,
+		     "the verifier would go through more than %u instructions (chains jumped to from many rules, nested)",
+		     VERIFY_MAX);
+		goto out;
+	}
+
+	memset(out, 0, sizeof(*out));
+	out->number = t->number;
+	out->insns = c.insns;
+	out->n_insns = c.n;
+	out->ifaces = c.ifaces;
+	out->n_ifaces = c.n_ifaces;
+	out->n_subprogs = c.n_subs;
+	out->max_frames = (unsigned int)frames;
+	c.insns = NULL;
+	c.ifaces = NULL;
+out:
+	free(c.insns);
+	free(c.ifaces);
+	free(c.calls);
+	free(c.ents);
+	free(c.subs);
+	label_free(&c.next);
+	label_free(&c.exit);
+	return c.err;
+}
+
+/**
+ * ipt_bpf_free() - release a compiled program
+ * @p:	what ipt_bpf_compile() filled in; zeroed afterwards
+ */
+void ipt_bpf_free(struct ipt_bpf_prog *p)
+{
+	free(p->insns);
+	free(p->ifaces);
+	memset(p, 0, sizeof(*p));
+}

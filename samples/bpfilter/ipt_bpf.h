@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * ipt_bpf: the bpfilter helper's code generator.  It compiles a translated
+ * filter table (ipt_table.h) into the eBPF SOCKET_FILTER program that
+ * bpfilter_proto.h specifies, with ipt_do_table()'s semantics (Linux 6.1
+ * net/ipv4/netfilter/ip_tables.c): same verdict, same counters.
+ *
+ * Pure user-space C11: no libbpf, no bpf() system call; the module loads
+ * what this produces.
+ *
+ * Layout.  Control flow is real code, not an interpreter:
+ *
+ *  - insn 0 is the main program.  It parses the packet into a struct on its
+ *    own stack (PKT below), then branches on cb[0] (the hook).  For a valid
+ *    hook h it calls the subprogram of hook_entry[h]; if that returns
+ *    IPT_BPF_RET (a RETURN at the top level) it runs the underflow entry of
+ *    h inline (an unconditional ACCEPT or DROP, counted).  Any other hook
+ *    is NF_ACCEPT.
+ *  - Every offset execution can enter otherwise than by falling through (a
+ *    hook entry, a jump or goto target) starts a BPF subprogram S_T that
+ *    runs the entries from T in table order.  Each entry is emitted once:
+ *    its ip match and matches (a failure jumps to the next entry, a
+ *    hotdrop returns NF_DROP), its counter update, its target.  A verdict
+ *    returns it; RETURN returns IPT_BPF_RET; ERROR returns NF_DROP; a jump
+ *    that pushes is "call S_v; if r0 != IPT_BPF_RET, exit with r0", a goto
+ *    (or falling into the start of another subprogram) is "call S_v; exit".
+ *    So a RETURN pops exactly the frame ipt_do_table()'s jump stack would.
+ *
+ * Registers.  Main and every subprogram keep the ctx (struct __sk_buff) in
+ * r6, a pointer to main's PKT in r7 and the jump-stack depth (ipt_do_table's
+ * stackidx, compared with its stacksize: the number of ERROR entries) in
+ * r8.  Subprograms are called with r1 = ctx, r2 = PKT, r3 = depth.  r0-r5
+ * are scratch inside one entry and dead between entries, so the verifier
+ * prunes at every entry boundary.
+ *
+ * Two leaf subprograms, placed last, do the map lookups for every entry:
+ * count(r1 = entry index, r2 = skb->len) and iface(r1 = ifindex, r2 = byte
+ * offset of the pattern's word, r3 = its bit) -> r0 = the bit.  One call
+ * site per map keeps the kernel from rewriting the whole program once per
+ * inlined lookup.  Every exit of a function is one shared exit insn (one
+ * per 30000 insns), so the verifier prunes there.
+ *
+ * Stack.  Main: PKT at fp-136 (IPT_BPF_PKT_* offsets below).  The leaves:
+ * a u32 map key at fp-8.  Chain subprograms: none.  The verifier's limits:
+ * 8 call frames (main and a leaf included: a hook's chain and 5 nested
+ * jumps, gotos or fall-throughs into a jump target) and 512 bytes over
+ * them; a table nested deeper is refused with -EOPNOTSUPP.
+ *
+ * Maps: BPF_LD_IMM64 with src_reg BPF_PSEUDO_MAP_FD and imm
+ * BPFILTER_MAP_COUNTERS or BPFILTER_MAP_IFACES, patched by the loader.
+ */
+#ifndef _BPFILTER_IPT_BPF_H
+#define _BPFILTER_IPT_BPF_H
+
+#include <stddef.h>
+#include <linux/bpf.h>
+
+#include "bpfilter_proto.h"
+#include "ipt_table.h"
+
+/* What a subprogram returns when a RETURN popped the frame it started in. */
+#define IPT_BPF_RET		0xffU
+
+/* struct ipt_bpf_pkt, on main's stack; offsets from its start. */
+#define IPT_BPF_PKT_FP		(-136)	/* its place: r10 + this */
+#define IPT_BPF_PKT_SIZE	128
+#define IPT_BPF_PKT_IP		0	/* the IPv4 header, 20 bytes */
+#define IPT_BPF_PKT_L4		24	/* first bytes at thoff, 20 bytes */
+#define IPT_BPF_PKT_L4AVAIL	44	/* u32: 0, 4, 8 or 20 of them loaded */
+/*
+ * The scalars below each have an 8-byte slot of their own and are stored
+ * with 8-byte stores: Linux 6.1's verifier, without CAP_PERFMON, refuses
+ * a narrower store into a slot that holds a spilled register ("attempt to
+ * corrupt spilled pointer on stack"), and a 4-byte store of a bounded
+ * register at an aligned offset is such a spill.
+ */
+#define IPT_BPF_PKT_LEN		48	/* skb->len */
+#define IPT_BPF_PKT_FRAGOFF	56	/* ntohs(frag_off) & IP_OFFSET */
+#define IPT_BPF_PKT_THOFF	64	/* ihl * 4 */
+#define IPT_BPF_PKT_IN		72	/* cb[BPFILTER_CB_IN] */
+#define IPT_BPF_PKT_OUT		80	/* cb[BPFILTER_CB_OUT] */
+#define IPT_BPF_PKT_OPT		88	/* TCP options, 40 bytes */
+#define IPT_BPF_KEY_FP		(-8)	/* u32 map key, in the leaves */
+
+/**
+ * struct ipt_bpf_prog - a compiled table
+ * @number:	entries of the table (the counters map's size)
+ * @insns:	the program
+ * @n_insns:	its length
+ * @ifaces:	interface patterns; bit j of BPFILTER_MAP_IFACES is @ifaces[j]
+ * @n_ifaces:	their number
+ * @n_subprogs:	subprograms besides main (for the log)
+ * @max_frames:	deepest call chain, main included (for the log)
+ */
+struct ipt_bpf_prog {
+	unsigned int number;
+	struct bpf_insn *insns;
+	unsigned int n_insns;
+	struct bpfilter_iface *ifaces;
+	unsigned int n_ifaces;
+	unsigned int n_subprogs;
+	unsigned int max_frames;
+};
+
+int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
+		    char *why, size_t why_len);
+
+void ipt_bpf_free(struct ipt_bpf_prog *p);
+
+#endif /* _BPFILTER_IPT_BPF_H */
