@@ -57,4 +57,22 @@ static inline int umh_compat_unlink(struct inode *dir, struct dentry *dentry)
 	return vfs_unlink(UMH_NOP_IDMAP, dir, dentry, NULL);
 }
 
+/*
+ * BPF from a module (the bpfilter sample's data plane).  kern_sys_bpf() is
+ * exported on every supported kernel but declared in no kernel header;
+ * this is its definition's signature (kernel/bpf/syscall.c).  6.12.y
+ * (backported from 6.15) puts it, bpf_map_get() and bpf_link_get_from_fd()
+ * in the BPF_INTERNAL symbol namespace, which a user must import (harmless
+ * where the symbols carry no namespace); 6.13 made MODULE_IMPORT_NS() take
+ * a string.
+ */
+union bpf_attr;
+int kern_sys_bpf(int cmd, union bpf_attr *attr, unsigned int size);
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define UMH_IMPORT_NS_BPF_INTERNAL()	MODULE_IMPORT_NS(BPF_INTERNAL)
+#else
+#define UMH_IMPORT_NS_BPF_INTERNAL()	MODULE_IMPORT_NS("BPF_INTERNAL")
+#endif
+
 #endif /* _UMH_SDK_COMPAT_H */

@@ -33,6 +33,7 @@
 
 #include <umh_sdk/umh_blob.h>
 
+#include "bpfilter_dp.h"
 #include "bpfilter_proto.h"
 
 UMH_BLOB_DECLARE(bpfilter);
@@ -205,10 +206,44 @@ static int bpf_commit(struct bpf_state *st, unsigned long starts)
 	return raced ? bpf_resync() : 0;
 }
 
+/*
+ * Have the helper compile the table in @req (a REPLACE request) and load
+ * its program; the helper's table stays as it was.
+ */
+static struct bpf_dp *bpf_compile(const void *req, size_t len, u32 number)
+{
+	size_t cap = bpf_dp_prog_cap(number), rep_len;
+	struct bpf_dp *dp;
+	void *buf;
+	int ret;
+
+	for (;;) {
+		buf = kvmalloc(cap, GFP_KERNEL_ACCOUNT);
+		if (!buf)
+			return ERR_PTR(-ENOMEM);
+		ret = bpfilter_call_compile_tmo(bpf_ub, req, len, buf, cap,
+						&rep_len, timeout_ms);
+		if (ret != -EMSGSIZE || cap == BPFILTER_MAX_PROG)
+			break;
+		/* Larger than the first guess: ask again with room for any. */
+		kvfree(buf);
+		cap = BPFILTER_MAX_PROG;
+	}
+	if (ret == -EMSGSIZE)
+		bpf_dp_refuse_size(cap);
+	dp = ret ? ERR_PTR(ret) : bpf_dp_load(buf, rep_len, number);
+	kvfree(buf);
+	/* A verifier refusal is not the caller's missing privilege. */
+	if (dp == ERR_PTR(-EACCES) || dp == ERR_PTR(-EPERM))
+		dp = ERR_PTR(-EINVAL);
+	return dp;
+}
+
 /* IPT_SO_SET_REPLACE: checks in the order of netfilter's do_replace(). */
 static int bpf_replace(sockptr_t arg, unsigned int len)
 {
 	struct xt_counters __user *ucounters;
+	struct bpf_dp *dp = NULL;
 	struct xt_counters *old;
 	struct ipt_replace tmp;
 	struct bpf_state *st;
@@ -277,6 +312,16 @@ static int bpf_replace(sockptr_t arg, unsigned int len)
 	mutex_lock(&bpf_state_lock);
 	starts = bpf_starts;
 	mutex_unlock(&bpf_state_lock);
+	/*
+	 * The new program is loaded before the helper takes the table, so a
+	 * table whose program cannot be loaded leaves everything as it was.
+	 */
+	dp = bpf_compile(st->data, req_len, tmp.num_entries);
+	if (IS_ERR(dp)) {
+		ret = PTR_ERR(dp);
+		dp = NULL;
+		goto out_unlock;
+	}
 	ret = bpfilter_call_replace_tmo(bpf_ub, st->data, req_len, old, cap,
 					&rep_len, timeout_ms);
 	if (!ret && (!cap || rep_len != cap)) {
@@ -286,12 +331,20 @@ static int bpf_replace(sockptr_t arg, unsigned int len)
 		ret = -EPROTO;
 	}
 	if (!ret) {
+		/*
+		 * In force once this returns; the old program's packets are
+		 * added to the counters the caller gets back.
+		 */
+		bpf_dp_install(dp, old, tmp.num_counters);
+		dp = NULL;
 		/* Replay form: counters for the new entries, all zero. */
 		((struct ipt_replace *)st->data)->num_counters = st->number;
 		ret = bpf_commit(st, starts);
 		st = NULL;
 	}
+out_unlock:
 	mutex_unlock(&bpf_set_lock);
+	bpf_dp_free(dp);
 	/* Like netfilter: the new table is in place, a bad pointer is silent. */
 	if (!ret && copy_to_user(ucounters, old, cap))
 		net_warn_ratelimited("%s: counters copy to user failed while replacing table\n",
@@ -419,6 +472,13 @@ static int bpf_get_entries(struct ipt_get_entries __user *uptr, int *len)
 		if (!buf)
 			return -ENOMEM;
 	}
+	/*
+	 * Under the set lock, as netfilter holds its table mutex: the table
+	 * the helper returns is the one whose program counts in force.
+	 */
+	ret = mutex_lock_killable(&bpf_set_lock);
+	if (ret)
+		goto out;
 	ret = bpfilter_call_get_entries_tmo(bpf_ub, &get, buf, cap, &rep_len,
 					    timeout_ms);
 	if (!ret && rep_len != get.size) {
@@ -426,8 +486,12 @@ static int bpf_get_entries(struct ipt_get_entries __user *uptr, int *len)
 		       rep_len, get.size);
 		ret = -EPROTO;
 	}
+	if (!ret)
+		ret = bpf_dp_add_counters(buf, rep_len);
+	mutex_unlock(&bpf_set_lock);
 	if (!ret && copy_to_user(uptr->entrytable, buf, rep_len))
 		ret = -EFAULT;
+out:
 	kvfree(buf);
 	return ret;
 }
@@ -602,6 +666,26 @@ static int __init bpf_state_init(void)
 	return 0;
 }
 
+/*
+ * Enforce the initial table (its policies count packets too), then hook:
+ * from here on every packet meets a program.
+ */
+static int __init bpf_enforce_initial(void)
+{
+	const struct ipt_replace *repl = (const void *)bpf_state->data;
+	struct bpf_dp *dp;
+
+	dp = bpf_compile(bpf_state->data, sizeof(*repl) + repl->size,
+			 bpf_state->number);
+	if (IS_ERR(dp)) {
+		pr_err("loading the initial table's program failed: %ld\n",
+		       PTR_ERR(dp));
+		return PTR_ERR(dp);
+	}
+	bpf_dp_install(dp, NULL, 0);
+	return bpf_dp_hook_up();
+}
+
 static int __init bpfilter_init(void)
 {
 	const struct umh_blob_config cfg = {
@@ -628,6 +712,12 @@ static int __init bpfilter_init(void)
 		pr_err("reading the helper's initial table failed: %d\n", ret);
 		goto err_destroy;
 	}
+	ret = bpf_dp_init();
+	if (ret)
+		goto err_destroy;
+	ret = bpf_enforce_initial();
+	if (ret)
+		goto err_dp;
 	/*
 	 * The sockopt range first: if ip_tables holds it, its proc files
 	 * exist too, and creating ours would trip the kernel's duplicate
@@ -639,7 +729,7 @@ static int __init bpfilter_init(void)
 			pr_err("the iptables sockopt range is taken: unload ip_tables first\n");
 		else
 			pr_err("nf_register_sockopt failed: %d\n", ret);
-		goto err_destroy;
+		goto err_dp;
 	}
 	ret = register_pernet_subsys(&bpf_net_ops);
 	if (ret) {
@@ -652,6 +742,8 @@ static int __init bpfilter_init(void)
 
 err_sockopt:
 	nf_unregister_sockopt(&bpf_sockopts);
+err_dp:
+	bpf_dp_exit();
 err_destroy:
 	umh_blob_destroy(bpf_ub);
 	bpf_state_put(bpf_state);
@@ -664,6 +756,7 @@ static void __exit bpfilter_exit(void)
 	/* Callers hold a module reference: none is in flight after this. */
 	unregister_pernet_subsys(&bpf_net_ops);
 	nf_unregister_sockopt(&bpf_sockopts);
+	bpf_dp_exit();
 	umh_blob_destroy(bpf_ub);
 	bpf_state_put(bpf_state);
 	bpf_state = NULL;
@@ -671,5 +764,5 @@ static void __exit bpfilter_exit(void)
 
 module_init(bpfilter_init);
 module_exit(bpfilter_exit);
-MODULE_DESCRIPTION("iptables sockopt ABI served by an embedded user-mode helper");
+MODULE_DESCRIPTION("iptables filter table served by an embedded user-mode helper and enforced with BPF");
 MODULE_LICENSE("GPL");
