@@ -146,7 +146,7 @@ msg "installing modules into $mods"
 mk INSTALL_MOD_PATH="$mods" modules_install || fail "make modules_install"
 moddir=$mods/lib/modules/$release
 [ -f "$moddir/modules.dep" ] || die "no modules.dep in $moddir"
-for m in ip_tables iptable_filter x_tables xt_multiport xt_comment xt_tcpudp; do
+for m in ip_tables iptable_filter x_tables xt_multiport xt_comment xt_tcpudp veth; do
 	grep -q "/$m.ko" "$moddir/modules.dep" || die "module $m.ko was not built"
 done
 # The installed tree's build/source links would point into the cache

@@ -3,7 +3,8 @@
 #
 # demo.sh: build the samples for the Debian 6.12 kernel, boot it in a QEMU
 # guest, load the echo module and show its helper answering calls, then
-# load bpfilter and program it with the unmodified iptables-legacy.
+# load bpfilter, program it with the unmodified iptables-legacy and show a
+# rule dropping real traffic from a network namespace.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kver=$("$root/scripts/kernels.sh" | tail -n 1)
@@ -48,11 +49,35 @@ run iptables-legacy -A INPUT -p udp -m multiport --dports 53,123 -j ACCEPT
 run iptables-legacy -L -n -v --line-numbers
 echo '# a target the sample cannot enforce is refused, and nothing changes:'
 run iptables-legacy -A INPUT -j LOG || true
+
+echo
+echo '== bpfilter enforces: the helper compiled the table to BPF, the module runs it'
+ip netns add peer
+ip link add veth0 type veth peer name veth1 netns peer
+ip addr add 10.99.0.1/24 dev veth0
+ip link set veth0 up
+ip -n peer addr add 10.99.0.2/24 dev veth1
+ip -n peer link set veth1 up
+echo '# a peer namespace, 10.99.0.2, behind veth0:'
+run ip netns exec peer ping -c 2 -i 0.2 -W 1 10.99.0.1
+run iptables-legacy -I INPUT -i veth0 -s 10.99.0.2 -p icmp --icmp-type echo-request -j DROP
+echo '# the same ping now meets the rule:'
+run ip netns exec peer ping -c 3 -i 0.2 -W 1 10.99.0.1 || true
+run iptables-legacy -L INPUT -n -v -x --line-numbers
+run bpftool prog show name bpfilter
+echo '# the first instructions of the program the helper generated:'
+bpftool prog dump xlated name bpfilter | head -n 24
+
+echo
 pid=\$(cat /sys/module/bpfilter/umh_bpfilter/pid)
 run kill -9 \$pid
+echo '# the program stays in force while the helper restarts:'
+run ip netns exec peer ping -c 2 -i 0.2 -W 1 10.99.0.1 || true
 echo '# the module replays the ruleset into the restarted helper:'
 run iptables-legacy-save -c
 run grep . /sys/module/bpfilter/umh_bpfilter/state /sys/module/bpfilter/umh_bpfilter/restarts
 run dmesg --notime | grep -E 'bpfilter' | tail -n 6
 run rmmod bpfilter
+echo '# with the module gone, the hooks are gone:'
+run ip netns exec peer ping -c 1 -W 1 10.99.0.1
 "

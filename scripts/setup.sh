@@ -40,6 +40,10 @@ PACKAGES=(
 	bc flex bison libelf-dev libssl-dev
 	# docs, the bpfilter sample's reference (iptables-legacy), bench plots
 	python3-sphinx iptables graphviz gnuplot-nox
+	# the bpfilter data plane: ip (namespaces and veths in its tests and
+	# the demo), ping (the demo's traffic), bpftool (the demo shows the
+	# program the helper compiled)
+	iproute2 iputils-ping bpftool
 )
 
 step() { printf 'setup: %s\n' "$*"; }
