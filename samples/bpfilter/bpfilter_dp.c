@@ -338,8 +338,9 @@ static void bpf_dp_load_fn(struct work_struct *work)
 	old = override_creds(bpf_dp_cred);
 	fds[BPFILTER_MAP_COUNTERS] =
 		bpf_dp_map_create(BPF_MAP_TYPE_ARRAY,
-				  dp->number * sizeof(struct xt_counters),
-				  nr_cpu_ids, 0, "bpfilter_cnt");
+				  dp->number * sizeof(struct xt_counters) +
+				  BPFILTER_SCRATCH, nr_cpu_ids, 0,
+				  "bpfilter_cnt");
 	fds[BPFILTER_MAP_IFACES] =
 		bpf_dp_map_create(BPF_MAP_TYPE_HASH, dp->words * sizeof(u64),
 				  BPF_DP_MAX_DEVS, BPF_F_NO_PREALLOC,

@@ -74,7 +74,9 @@ enum bpfilter_cb {
  * BPFILTER_MAP_COUNTERS: BPF_MAP_TYPE_ARRAY, key __u32 CPU number
  *	(bpf_get_smp_processor_id(); max_entries = nr_cpu_ids), value
  *	number struct xt_counters, one per entry in table order (the order
- *	of GET_ENTRIES' counters).  The program looks up its CPU's block
+ *	of GET_ENTRIES' counters), then BPFILTER_SCRATCH bytes the program
+ *	may use as it likes while it runs (bottom halves are off: nothing
+ *	else runs it on that CPU meanwhile).  The program looks up its CPU's block
  *	once per packet and adds 1 and skb->len to an entry's slot wherever
  *	ip_tables' ipt_do_table() would ADD_COUNTER() that entry.  (A
  *	per-CPU array would cost a lookup per counted entry, and its value
@@ -102,6 +104,7 @@ enum bpfilter_map {
 /* Largest program and pattern set the module takes. */
 #define BPFILTER_MAX_INSNS	1000000U
 #define BPFILTER_MAX_IFACES	4096U
+#define BPFILTER_SCRATCH	128U
 #define BPFILTER_IFACE_WORDS(n)	((n) ? ((n) + 63U) / 64U : 1U)
 
 /* An interface pattern: ipt_ip's iniface/iniface_mask (or out...). */

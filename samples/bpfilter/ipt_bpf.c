@@ -43,6 +43,8 @@
 #define MAX_FRAMES	8
 #define NO_SUB		(~0U)
 /* callees that are not entries: the two leaf subprograms */
+_Static_assert(IPT_BPF_PKT_SIZE == BPFILTER_SCRATCH,
+	       "the scratch area is the parsed packet");
 #define CALL_COUNT	(~0U)
 /*
  * The verifier's own limit on the instructions it goes through
@@ -972,16 +974,35 @@ static void emit_main(struct cg *c)
 {
 	struct label l4_done = { 0 }, hooks[NF_INET_NUMHOOKS];
 	static const int sizes[] = { 20, 8, 4 };
+	enum { N_SIZES = 3 };
 	unsigned int h, i;
 
 	memset(hooks, 0, sizeof(hooks));
 	emit(c, MOV64_REG(R_CTX, R1));
-	emit(c, MOV64_REG(R_PKT, R10));
-	emit(c, ALU64_IMM(BPF_ADD, R_PKT, IPT_BPF_PKT_FP));
-	emit(c, MOV64_IMM(R_DEPTH, 0));
+	/*
+	 * This CPU's block of the counters map: the counters, then the
+	 * scratch area where the packet is parsed (PKT).  Not main's stack:
+	 * the verifier follows what is stored on the stack, and a field
+	 * narrowed by one rule's test would then differ between the paths
+	 * that reach the next rule, which it could no longer prune (Linux
+	 * 6.12 refused 10,000 rules so).  Map memory it does not follow.
+	 */
+	emit(c, CALL_HELPER(BPF_FUNC_get_smp_processor_id));
+	emit(c, STX(BPF_DW, R10, R0, IPT_BPF_KEY_FP));
+	emit(c, MOV64_REG(R2, R10));
+	emit(c, ALU64_IMM(BPF_ADD, R2, IPT_BPF_KEY_FP));
+	emit_ld_map(c, R1, BPFILTER_MAP_COUNTERS);
+	emit(c, CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	emit(c, JMP_IMM(BPF_JNE, R0, 0, 2));
+	emit(c, MOV64_IMM(R0, NF_DROP));
+	emit_exit(c);
+	emit(c, MOV64_REG(R_CNT, R0));
+	emit(c, MOV64_REG(R_PKT, R0));
+	emit(c, ALU64_IMM(BPF_ADD, R_PKT,
+			  (__s32)(c->t->number * sizeof(struct xt_counters))));
 	/* everything the subprograms may read is initialised */
 	for (i = 0; i < IPT_BPF_PKT_SIZE; i += 8)
-		emit(c, ST_IMM(BPF_DW, R10, IPT_BPF_PKT_FP + (int)i, 0));
+		emit(c, ST_IMM(BPF_DW, R_PKT, (int)i, 0));
 	/* no complete IPv4 header: drop */
 	emit(c, MOV64_REG(R1, R_CTX));
 	emit(c, MOV64_IMM(R2, 0));
@@ -1010,11 +1031,11 @@ static void emit_main(struct cg *c)
 	emit(c, STX(BPF_DW, R_PKT, R1, IPT_BPF_PKT_FRAGOFF));
 	/* the first 20, 8 or 4 bytes at thoff, as many as there are */
 	emit_jmp(c, &l4_done, JMP_IMM(BPF_JNE, R1, 0, 0));
-	emit(c, LDX(BPF_W, R9, R_PKT, IPT_BPF_PKT_LEN));
+	emit(c, LDX(BPF_W, R8, R_PKT, IPT_BPF_PKT_LEN));
 	emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_THOFF));
-	emit(c, ALU64_REG(BPF_SUB, R9, R1));
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		emit(c, JMP_IMM(BPF_JSLT, R9, sizes[i], 9));
+	emit(c, ALU64_REG(BPF_SUB, R8, R1));
+	for (i = 0; i < N_SIZES; i++) {
+		emit(c, JMP_IMM(BPF_JSLT, R8, sizes[i], 9));
 		emit(c, MOV64_REG(R1, R_CTX));
 		emit(c, LDX(BPF_W, R2, R_PKT, IPT_BPF_PKT_THOFF));
 		emit(c, MOV64_REG(R3, R_PKT));
@@ -1027,18 +1048,7 @@ static void emit_main(struct cg *c)
 	}
 	label_here(c, &l4_done);
 	label_free(&l4_done);
-
-	/* this CPU's counters; the module makes one slot per possible CPU */
-	emit(c, CALL_HELPER(BPF_FUNC_get_smp_processor_id));
-	emit(c, STX(BPF_DW, R10, R0, IPT_BPF_KEY_FP));
-	emit(c, MOV64_REG(R2, R10));
-	emit(c, ALU64_IMM(BPF_ADD, R2, IPT_BPF_KEY_FP));
-	emit_ld_map(c, R1, BPFILTER_MAP_COUNTERS);
-	emit(c, CALL_HELPER(BPF_FUNC_map_lookup_elem));
-	emit(c, JMP_IMM(BPF_JNE, R0, 0, 2));
-	emit(c, MOV64_IMM(R0, NF_DROP));
-	emit_exit(c);
-	emit(c, MOV64_REG(R_CNT, R0));
+	emit(c, MOV64_IMM(R_DEPTH, 0));
 
 	emit(c, LDX(BPF_W, R1, R_CTX,
 		    offsetof(struct __sk_buff, cb[BPFILTER_CB_HOOK])));

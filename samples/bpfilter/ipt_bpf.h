@@ -40,11 +40,13 @@
  * inlined lookup.  Every exit of a function is one shared exit insn (one
  * per 30000 insns), so the verifier prunes there.
  *
- * Stack.  Main: PKT at fp-136 (IPT_BPF_PKT_* offsets below).  The leaves:
- * a u32 map key at fp-8.  Chain subprograms: none.  The verifier's limits:
- * 8 call frames (main and a leaf included: a hook's chain and 5 nested
- * jumps, gotos or fall-throughs into a jump target) and 512 bytes over
- * them; a table nested deeper is refused with -EOPNOTSUPP.
+ * Memory.  PKT (IPT_BPF_PKT_* offsets below) is the scratch area after
+ * this CPU's counters in BPFILTER_MAP_COUNTERS, not the stack: the
+ * verifier tracks stack contents, and fields narrowed by one rule's tests
+ * would keep the paths reaching the next rule apart.  Main and the leaf:
+ * a map key at fp-8.  Chain subprograms: no stack.  The verifier's
+ * limits: 8 call frames (main and the interface leaf included) and 512
+ * bytes over them; a table nested deeper is refused with -EOPNOTSUPP.
  *
  * Maps: BPF_LD_IMM64 with src_reg BPF_PSEUDO_MAP_FD and imm
  * BPFILTER_MAP_COUNTERS or BPFILTER_MAP_IFACES, patched by the loader.
@@ -62,7 +64,6 @@
 #define IPT_BPF_RET		0xffU
 
 /* struct ipt_bpf_pkt, on main's stack; offsets from its start. */
-#define IPT_BPF_PKT_FP		(-136)	/* its place: r10 + this */
 #define IPT_BPF_PKT_SIZE	128
 #define IPT_BPF_PKT_IP		0	/* the IPv4 header, 20 bytes */
 #define IPT_BPF_PKT_L4		24	/* first bytes at thoff, 20 bytes */

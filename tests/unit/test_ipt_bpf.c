@@ -923,8 +923,8 @@ static int load(const struct ipt_bpf_prog *bp, struct loaded *l)
 	/* as the module makes it: one block of counters per CPU */
 	cnt_entries = bp->number;
 	l->counters = map_create(BPF_MAP_TYPE_ARRAY,
-				 bp->number * sizeof(struct xt_counters),
-				 (unsigned int)ncpus);
+				 bp->number * sizeof(struct xt_counters) +
+				 BPFILTER_SCRATCH, (unsigned int)ncpus);
 	l->ifaces = map_create(BPF_MAP_TYPE_HASH, words * 8, N_IFS);
 	if (l->counters < 0 || l->ifaces < 0) {
 		tap_diag("BPF_MAP_CREATE: %s", strerror(errno));
@@ -973,7 +973,7 @@ static int read_counter(int fd, unsigned int idx, struct xt_counters *sum)
 	int c, ret = 0;
 
 	memset(sum, 0, sizeof(*sum));
-	v = calloc(cnt_entries, sizeof(*v));
+	v = calloc(cnt_entries + BPFILTER_SCRATCH / sizeof(*v), sizeof(*v));
 	if (!v || idx >= cnt_entries)
 		abort();
 	for (c = 0; c < ncpus && !ret; c++) {
