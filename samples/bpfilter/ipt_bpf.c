@@ -1174,7 +1174,9 @@ static unsigned long long verify_cost(struct cg *c, unsigned int k,
 		else
 			cost += verify_cost(c, c->ents[callee].sub, cap);
 	}
-	s->cost = cost < cap ? cost : cap;
+	if (cost > cap)
+		cost = cap;
+	s->cost = cost;
 	return s->cost;
 }
 
