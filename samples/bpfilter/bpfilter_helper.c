@@ -135,9 +135,15 @@ int bpfilter_handle_compile(void *ctx, const void *req, size_t len,
 	insns = (size_t)prog.n_insns * sizeof(*prog.insns);
 	p = umh_out_alloc(out, sizeof(hdr) + ifs + insns);
 	if (!p) {
-		ret = errno == EMSGSIZE ? -E2BIG : -ENOMEM;
-		umh_err("compile of table '%s': no room for the program (%u insns)",
-			repl.name, prog.n_insns);
+		/*
+		 * -EMSGSIZE: the module asked with less room than this
+		 * program needs; it asks again with room for any, and says
+		 * so itself if even that is too little.
+		 */
+		ret = errno == EMSGSIZE ? -EMSGSIZE : -ENOMEM;
+		if (ret == -ENOMEM)
+			umh_err("compile of table '%s': no memory for the program (%u insns)",
+				repl.name, prog.n_insns);
 		ipt_bpf_free(&prog);
 		return ret;
 	}

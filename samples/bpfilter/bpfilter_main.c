@@ -229,8 +229,10 @@ static struct bpf_dp *bpf_compile(const void *req, size_t len, u32 number)
 		kvfree(buf);
 		cap = BPFILTER_MAX_PROG;
 	}
-	if (ret == -EMSGSIZE)
+	if (ret == -EMSGSIZE) {
 		bpf_dp_refuse_size(cap);
+		ret = -E2BIG;
+	}
 	dp = ret ? ERR_PTR(ret) : bpf_dp_load(buf, rep_len, number);
 	kvfree(buf);
 	/* A verifier refusal is not the caller's missing privilege. */

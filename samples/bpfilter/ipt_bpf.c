@@ -127,6 +127,7 @@ struct ent {
 	bool terminal;		/* no path reaches the next entry */
 	bool target_live;	/* the target's code is emitted */
 	bool reach;
+	bool queued;	/* a goto target on find_subprograms()' list */
 };
 
 struct sub {
@@ -156,6 +157,8 @@ struct cg {
 	bool used_iface;	/* the iface helper subprogram is called */
 	char *why;
 	size_t why_len;
+	bool analysing;		/* analyse_entries(): gotos are not followed */
+	unsigned int inline_depth;
 };
 
 static __attribute__((format(printf, 3, 4)))
@@ -789,6 +792,8 @@ static long jump_target(const struct cg *c, unsigned int idx)
 	return idx_at(c, (unsigned int)v);
 }
 
+static void emit_inline(struct cg *c, unsigned int k);
+
 /* Call the subprogram at entry @callee with the stack depth in r3. */
 static void emit_call_sub(struct cg *c, unsigned int callee, bool push)
 {
@@ -836,8 +841,16 @@ static bool emit_target(struct cg *c, unsigned int idx)
 		return false;
 	}
 	if (e->ip.flags & IPT_F_GOTO) {
-		emit_call_sub(c, (unsigned int)k, false);
-		emit_exit(c);
+		/*
+		 * A goto pushes nothing: the chain's entries run here, in
+		 * this subprogram, and its RETURN leaves this subprogram as
+		 * it leaves the goto's chain.  No call frame, so gotos nest
+		 * as deep as the table does.
+		 */
+		if (c->analysing)
+			emit_exit(c);
+		else
+			emit_inline(c, (unsigned int)k);
 		return false;
 	}
 	/* ipt_do_table(): a jump stack full drops the packet */
@@ -884,6 +897,38 @@ static void emit_entry(struct cg *c, unsigned int idx)
 	label_here(c, &c->next);
 }
 
+/*
+ * The entries from @k, here, until one always leaves: a goto's chain.
+ * A fall into the start of a subprogram calls it, as emit_sub() does.
+ */
+static void emit_inline(struct cg *c, unsigned int k)
+{
+	struct label saved = c->next;
+	unsigned int i;
+
+	memset(&c->next, 0, sizeof(c->next));
+	if (++c->inline_depth > c->t->number)
+		fail(c, -ELOOP, "gotos nested deeper than the table");
+	for (i = k; !c->err; i++) {
+		flush_exit(c, false);
+		emit_entry(c, i);
+		if (c->ents[i].terminal)
+			break;
+		if (i + 1 >= c->t->number) {
+			fail(c, -EINVAL, "entry %u falls off the table", i);
+			break;
+		}
+		if (c->ents[i + 1].sub != NO_SUB) {
+			emit_call_sub(c, i + 1, false);
+			emit_exit(c);
+			break;
+		}
+	}
+	label_free(&c->next);
+	c->next = saved;
+	c->inline_depth--;
+}
+
 /* ---- layout ---- */
 
 /*
@@ -894,6 +939,7 @@ static void analyse_entries(struct cg *c)
 {
 	unsigned int i;
 
+	c->analysing = true;
 	for (i = 0; i < c->t->number && !c->err; i++) {
 		unsigned int n = c->n, calls = c->n_calls, ifs = c->n_ifaces;
 		unsigned int exits = c->exit.n;
@@ -904,6 +950,7 @@ static void analyse_entries(struct cg *c)
 		c->n_ifaces = ifs;
 		c->exit.n = exits;
 	}
+	c->analysing = false;
 }
 
 /* Step 2: the entries that run, and the subprograms' starts. */
@@ -911,7 +958,8 @@ static int find_subprograms(struct cg *c)
 {
 	unsigned int *work, n_work = 0, i, h;
 
-	work = malloc(((size_t)c->t->number + 1) * sizeof(*work));
+	/* an entry goes on the list at most twice: as a goto's, a call's */
+	work = malloc((2 * (size_t)c->t->number + 1) * sizeof(*work));
 	if (!work)
 		return fail(c, -ENOMEM, "out of memory");
 	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
@@ -940,7 +988,13 @@ static int find_subprograms(struct cg *c)
 				break;
 			en->reach = true;
 			k = en->target_live ? jump_target(c, i) : -1;
-			if (k >= 0 && c->ents[k].sub == NO_SUB) {
+			if (k >= 0 && (en->e->ip.flags & IPT_F_GOTO)) {
+				/* inlined where it is gone to: no subprogram */
+				if (!c->ents[k].queued && !c->ents[k].reach) {
+					c->ents[k].queued = true;
+					work[n_work++] = (unsigned int)k;
+				}
+			} else if (k >= 0 && c->ents[k].sub == NO_SUB) {
 				c->ents[k].sub = 0;
 				work[n_work++] = (unsigned int)k;
 			}
