@@ -45,7 +45,6 @@
 /* callees that are not entries: the two leaf subprograms */
 _Static_assert(IPT_BPF_PKT_SIZE == BPFILTER_SCRATCH,
 	       "the scratch area is the parsed packet");
-#define CALL_COUNT	(~0U)
 /*
  * The verifier's own limit on the instructions it goes through
  * (BPF_COMPLEXITY_LIMIT_INSNS); a table that needs more is refused here,
@@ -898,23 +897,21 @@ static void emit_entry(struct cg *c, unsigned int idx)
 }
 
 /*
- * The entries from @k, here, until one always leaves: a goto's chain.
- * A fall into the start of a subprogram calls it, as emit_sub() does.
+ * The entries from @k, in order, until one always leaves; a fall into
+ * the start of a subprogram calls it and leaves with its result (a fall
+ * pushes nothing, as a goto).
  */
-static void emit_inline(struct cg *c, unsigned int k)
+static void emit_run(struct cg *c, unsigned int k)
 {
-	struct label saved = c->next;
 	unsigned int i;
 
-	memset(&c->next, 0, sizeof(c->next));
-	if (++c->inline_depth > c->t->number)
-		fail(c, -ELOOP, "gotos nested deeper than the table");
 	for (i = k; !c->err; i++) {
 		flush_exit(c, false);
 		emit_entry(c, i);
 		if (c->ents[i].terminal)
 			break;
 		if (i + 1 >= c->t->number) {
+			/* translate_table() lets no chain fall off the end */
 			fail(c, -EINVAL, "entry %u falls off the table", i);
 			break;
 		}
@@ -924,6 +921,17 @@ static void emit_inline(struct cg *c, unsigned int k)
 			break;
 		}
 	}
+}
+
+/* A goto's chain, here: emit_run() with the goto entry's own labels kept. */
+static void emit_inline(struct cg *c, unsigned int k)
+{
+	struct label saved = c->next;
+
+	memset(&c->next, 0, sizeof(c->next));
+	if (++c->inline_depth > c->t->number)
+		fail(c, -ELOOP, "gotos nested deeper than the table");
+	emit_run(c, k);
 	label_free(&c->next);
 	c->next = saved;
 	c->inline_depth--;
@@ -1141,12 +1149,8 @@ static void emit_main(struct cg *c)
  * iface(r1 = ifindex, r2 = byte offset of the word, r3 = bit): that bit
  * of the device's BPFILTER_MAP_IFACES entry, 0 without an entry.
  */
-static void emit_leaves(struct cg *c, unsigned int *count_pc,
-			unsigned int *iface_pc)
+static void emit_leaves(struct cg *c, unsigned int *iface_pc)
 {
-	/* counting is inline now (emit_count()): no count leaf */
-	*count_pc = 0;
-
 	if (!c->used_iface)
 		return;
 	*iface_pc = c->n;
@@ -1172,30 +1176,13 @@ static void emit_leaves(struct cg *c, unsigned int *count_pc,
  */
 static void emit_sub(struct cg *c, struct sub *s)
 {
-	unsigned int i;
-
 	s->pc = c->n;
 	s->first_call = c->n_calls;
 	emit(c, MOV64_REG(R_CTX, R1));
 	emit(c, MOV64_REG(R_PKT, R2));
 	emit(c, MOV64_REG(R_DEPTH, R3));
 	emit(c, MOV64_REG(R_CNT, R4));
-	for (i = s->idx; !c->err; i++) {
-		flush_exit(c, false);
-		emit_entry(c, i);
-		if (c->ents[i].terminal)
-			break;
-		if (i + 1 >= c->t->number) {
-			/* translate_table() lets no chain fall off the end */
-			fail(c, -EINVAL, "entry %u falls off the table", i);
-			break;
-		}
-		if (c->ents[i + 1].sub != NO_SUB) {
-			emit_call_sub(c, i + 1, false);
-			emit_exit(c);
-			break;
-		}
-	}
+	emit_run(c, s->idx);
 	flush_exit(c, true);
 	s->end_call = c->n_calls;
 	s->end_pc = c->n;
@@ -1223,7 +1210,7 @@ static unsigned long long verify_cost(struct cg *c, unsigned int k,
 	for (i = s->first_call; i < s->end_call && cost < cap; i++) {
 		unsigned int callee = c->calls[i].callee;
 
-		if (callee == CALL_COUNT || callee == CALL_IFACE)
+		if (callee == CALL_IFACE)
 			cost += 16;
 		else
 			cost += verify_cost(c, c->ents[callee].sub, cap);
@@ -1247,7 +1234,7 @@ static int sub_frames(struct cg *c, unsigned int k, int level)
 		return MAX_FRAMES + 1;	/* too deep; no need to know more */
 	for (i = s->first_call; i < s->end_call; i++) {
 		unsigned int callee = c->calls[i].callee;
-		int f = callee == CALL_COUNT || callee == CALL_IFACE ? 1 :
+		int f = callee == CALL_IFACE ? 1 :
 			sub_frames(c, c->ents[callee].sub, level + 1);
 
 		if (f > best)
@@ -1278,7 +1265,7 @@ static int sub_frames(struct cg *c, unsigned int k, int level)
 int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
 		    char *why, size_t why_len)
 {
-	unsigned int i, off = 0, count_pc = 0, iface_pc = 0;
+	unsigned int i, off = 0, iface_pc = 0;
 	struct cg c;
 	unsigned long long cost;
 	int frames = 1;
@@ -1316,15 +1303,14 @@ int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
 	emit_main(&c);
 	for (i = 0; i < c.n_subs && !c.err; i++)
 		emit_sub(&c, &c.subs[i]);
-	emit_leaves(&c, &count_pc, &iface_pc);
+	emit_leaves(&c, &iface_pc);
 	if (c.err)
 		goto out;
 
 	/* calls: pc-relative; main's calls come first */
 	for (i = 0; i < c.n_calls; i++) {
 		struct call_fix *f = &c.calls[i];
-		unsigned int to = f->callee == CALL_COUNT ? count_pc :
-				  f->callee == CALL_IFACE ? iface_pc :
+		unsigned int to = f->callee == CALL_IFACE ? iface_pc :
 				  c.subs[c.ents[f->callee].sub].pc;
 
 		c.insns[f->pc].imm = (__s32)((long)to - (long)f->pc - 1);
@@ -1332,7 +1318,7 @@ int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
 	for (i = 0; i < c.n_calls && (!c.n_subs || i < c.subs[0].first_call);
 	     i++) {
 		unsigned int callee = c.calls[i].callee;
-		int f = 1 + (callee == CALL_COUNT || callee == CALL_IFACE ? 1 :
+		int f = 1 + (callee == CALL_IFACE ? 1 :
 			     sub_frames(&c, c.ents[callee].sub, 2));
 
 		if (f > frames)
@@ -1349,7 +1335,7 @@ int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
 	     i++) {
 		unsigned int callee = c.calls[i].callee;
 
-		if (callee != CALL_COUNT && callee != CALL_IFACE)
+		if (callee != CALL_IFACE)
 			cost += verify_cost(&c, c.ents[callee].sub, VERIFY_MAX);
 	}
 	if (cost >= VERIFY_MAX) {
