@@ -14,6 +14,9 @@ failed=0
 skipped=0
 start=$SECONDS
 times=()
+# every failure with the first lines of its diagnostics, printed again at
+# the end: a log read from its tail (as CI shows it) names what failed
+fails=()
 
 # mmss SECONDS
 mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
@@ -21,7 +24,7 @@ mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 # run_suite LABEL COMMAND...: run a TAP-printing command, count its tests.
 run_suite() {
 	local label=$1 line rc=0 seen_fail=0 plan='' count=0 t0=$SECONDS
-	local p0=$passed f0=$failed s0=$skipped
+	local p0=$passed f0=$failed s0=$skipped diag=-1
 	shift
 	echo "== $label"
 	while IFS= read -r line; do
@@ -31,23 +34,31 @@ run_suite() {
 			echo "skip - $label: ${line#* - }" ;;
 		"ok "*)
 			passed=$((passed + 1)); count=$((count + 1))
+			diag=-1
 			echo "ok - $label: ${line#* - }" ;;
 		"not ok "*)
 			failed=$((failed + 1)); count=$((count + 1)); seen_fail=1
+			fails+=("not ok - $label: ${line#* - }"); diag=0
 			echo "not ok - $label: ${line#* - }" ;;
 		"1.."*)	# one plan per suite run in the same command
 			plan=$((${plan:-0} + ${line#1..})) ;;
 		"__suite_rc "*)
 			rc=${line#__suite_rc } ;;
 		*)
+			if [ $diag -ge 0 ] && [ $diag -lt 12 ]; then
+				fails[${#fails[@]} - 1]+=$'\n'"      $line"
+				diag=$((diag + 1))
+			fi
 			echo "    $line" ;;
 		esac
 	done < <("$@" 2>&1; echo "__suite_rc $?")
 	if [ -n "$plan" ] && [ "$count" -ne "$plan" ]; then
 		failed=$((failed + 1))
+		fails+=("not ok - $label: ran $count of $plan tests")
 		echo "not ok - $label: ran $count of $plan tests"
 	elif [ "$rc" -ne 0 ] && [ $seen_fail -eq 0 ]; then
 		failed=$((failed + 1))
+		fails+=("not ok - $label: suite exited with status $rc")
 		echo "not ok - $label: suite exited with status $rc"
 	fi
 	times+=("$(printf '%-22s %6s  %4d passed, %d failed, %d skipped' "$label" \
@@ -90,6 +101,7 @@ if [ -n "$dk_pid" ]; then
 		dk_ok=0
 		failed=$((failed + 1))
 		echo "not ok - debug kernel build failed; last lines of build/debug-kernel.log:"
+		fails+=("not ok - debug kernel build failed (build/debug-kernel.log)")
 		tail -n 20 build/debug-kernel.log | sed 's/^/    /'
 	else
 		echo "== debug kernel: built in $(mmss $((SECONDS - dk_t0))) (in the background)"
@@ -100,6 +112,10 @@ if ((dk_ok)); then
 	run_suite "guest debug-6.1" tests/guest/run.sh --debug "${guest_suites[@]}"
 fi
 
+if [ ${#fails[@]} -gt 0 ]; then
+	echo "== failed (each with the first lines it printed)"
+	printf '%s\n' "${fails[@]}"
+fi
 echo "== time per lane (min:s)"
 printf '   %s\n' "${times[@]}"
 echo "   total $(mmss $((SECONDS - start)))"
