@@ -64,11 +64,14 @@ static int pct(unsigned int p)
 
 /* ---- table builder ---- */
 
+/* IPT_BPF_BIG tables go up to 131,072 rules */
+#define T_MAX_ENTRIES 140000
+
 struct tbl {
 	unsigned char *buf;
 	unsigned int size, cap, n;
-	unsigned int off[12000];
-	int jump_to[12000];	/* entry index a standard target jumps to */
+	unsigned int off[T_MAX_ENTRIES];
+	int jump_to[T_MAX_ENTRIES];	/* entry index a standard target jumps to */
 	unsigned int hook_entry[NF_INET_NUMHOOKS];
 	unsigned int underflow[NF_INET_NUMHOOKS];
 };
@@ -101,8 +104,11 @@ static void t_entry(struct tbl *b, const struct ipt_ip *ip)
 {
 	struct ipt_entry *e;
 
-	if (b->n >= 12000)
+	if (b->n >= T_MAX_ENTRIES) {
+		fprintf(stderr, "test_ipt_bpf: more than %d entries in a test table\n",
+			T_MAX_ENTRIES);
 		abort();
+	}
 	b->off[b->n] = b->size;
 	b->jump_to[b->n] = -1;
 	b->n++;
