@@ -87,7 +87,7 @@ run_suite "kbuild" tests/kbuild/run.sh
 run_suite "lint" scripts/lint.sh
 # The guest suites, run on each Debian kernel and on the debug kernel.
 guest_suites=(echo tutorial sandbox hostile faults bpfilter bpfilter_restart
-	bpfilter_compare bpfilter_hostile lifecycle)
+	bpfilter_compare bpfilter_dataplane bpfilter_hostile lifecycle)
 for k in $(scripts/kernels.sh); do
 	run_suite "guest $k" tests/guest/run.sh "$k" "${guest_suites[@]}"
 done

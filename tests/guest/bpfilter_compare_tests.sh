@@ -237,6 +237,21 @@ test_real_phase() {
 	local bad
 	bad=$(cd "$W/real" && grep -L '^\[rc=0\]$' ./*.out)
 	[ -z "$bad" ] || fail "no final capture in: $bad"
+	export_tables
+}
+
+# The table each script left on ip_tables (its save -c capture), for
+# bpfilter_dataplane_tests.sh later in the same boot: it probes every one
+# under both firewalls without running the scripts again.  The guest's /tmp
+# is a tmpfs, gone at power-off, so a table never outlives its boot.
+TABLES=/tmp/bpfilter_corpus.tables
+export_tables() {
+	rm -rf "$TABLES" && mkdir -p "$TABLES" || return 0
+	awk -v d="$TABLES" 'FNR == 1 { if (out) close(out); n = FILENAME; sub(/.*\//, "", n)
+		sub(/\.out$/, "", n); out = d "/c-" n ".table"; on = 0; print n > (d "/names") }
+	/^==== iptables-legacy-save -c$/ { on = 1; next }
+	on && /^\[rc=/ { on = 0; next }
+	on { print > out }' "$W"/real/*.out
 }
 
 # check_real NAME: the script's commands succeeded or failed as it says,
