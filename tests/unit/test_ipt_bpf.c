@@ -840,6 +840,8 @@ static int prog_load(const struct bpf_insn *insns, unsigned int n,
 	fd = sys_bpf(BPF_PROG_LOAD, &a);
 	if (fd >= 0 || !log_on_fail)
 		return fd;
+	/* the errno without a log: with one, a full log buffer is ENOSPC */
+	tap_diag("BPF_PROG_LOAD: %s", strerror(errno));
 	a.log_buf = (__u64)(uintptr_t)vlog;
 	a.log_size = sizeof(vlog);
 	a.log_level = 1;
@@ -849,7 +851,8 @@ static int prog_load(const struct bpf_insn *insns, unsigned int n,
 		size_t len = strlen(vlog);
 		const char *tail = vlog + (len > 3000 ? len - 3000 : 0);
 
-		tap_diag("BPF_PROG_LOAD: %s; verifier log tail:", strerror(errno));
+		tap_diag("BPF_PROG_LOAD with a log: %s; verifier log tail:",
+			 strerror(errno));
 		printf("%s\n", tail);
 	}
 	return fd;
