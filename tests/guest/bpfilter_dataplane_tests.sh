@@ -436,6 +436,29 @@ make_cases() {
 -A FORWARD -o vz1 -j DROP
 -A OUTPUT -o va1 -p tcp -j DROP
 -A OUTPUT -o vz+ -j DROP"
+	# iptables commands between two probe runs (run_commands): what
+	# -A, -I, -R, -D, -Z and -P carry over of the counters, and enforce
+	hcase h23-commands "$P
+:u - [0:0]
+-A INPUT -p tcp -j u
+-A INPUT -p udp -j ACCEPT
+-A INPUT -p icmp -j DROP
+-A FORWARD -p tcp --dport 22 -j DROP
+-A FORWARD -s 10.1.0.0/24
+-A OUTPUT -p tcp -j ACCEPT
+-A OUTPUT -j u
+-A u -p tcp --dport 80 -j DROP
+-A u -s 10.1.0.3"
+}
+commands() {
+	iptables-legacy -A INPUT -p udp --dport 53 -j DROP &&
+	iptables-legacy -I FORWARD 1 -p tcp --dport 22 -j ACCEPT &&
+	iptables-legacy -R INPUT 3 -p icmp --icmp-type 8 -j DROP &&
+	iptables-legacy -D OUTPUT 1 &&
+	iptables-legacy -Z FORWARD &&
+	iptables-legacy -P OUTPUT DROP &&
+	iptables-legacy -Z INPUT 2 &&
+	iptables-legacy -A u -p udp -j RETURN
 }
 
 # ---- running a case ----
@@ -478,6 +501,20 @@ run_rename() {
 	cat "$o.res1" - "$o.res2" <<<"---- va1 renamed vz1" >"$o.res"
 	save_c >"$o.save"
 	rename_if vz1 va1 >>"$o.load" 2>&1 || echo "rename back failed" >>"$o.load"
+}
+
+# run_commands KIND: h23, probed, saved, changed by commands, probed and
+# saved again
+run_commands() {
+	local o=$W/$1/h23-commands
+	load "$W/cases/h23-commands.rules" >"$o.load"
+	probe_run "$W/std.probes" "$o.res1" 2>"$o.err" || echo "dp_probe rc=$?" >>"$o.load"
+	save_c >"$o.save"
+	commands >>"$o.load" 2>&1
+	echo "[commands rc=$?]" >>"$o.load"
+	probe_run "$W/std.probes" "$o.res2" 2>>"$o.err" || echo "dp_probe rc=$?" >>"$o.load"
+	cat "$o.res1" - "$o.res2" <<<"---- after the commands" >"$o.res"
+	{ echo "---- after the commands"; save_c; } >>"$o.save"
 }
 
 # corpus scripts call these (as bpfilter_compare_tests.sh defines them)
@@ -538,6 +575,7 @@ run_all() {	# run_all KIND
 		run_case "$1" "$c" "$W/cases/$c.rules" "$W/std.probes"
 	done
 	run_rename "$1"
+	run_commands "$1"
 	for c in sA sB; do
 		run_case "$1" "$c" "$W/cases/$c.rules" "$W/stream.probes"
 	done
@@ -667,10 +705,14 @@ test_model() {	# test_model CASE accept|drop
 # (the checks read all files in one process each: a fork per case costs)
 test_real_loaded() {	# every hand-written and random ruleset loaded, every probe answered
 	local c bad files=()
-	for c in "${hand_cases[@]}" h22-rename sA sB "${rand_cases[@]}"; do files+=("$W/real/$c.load"); done
+	for c in "${hand_cases[@]}" h22-rename h23-commands sA sB "${rand_cases[@]}"; do files+=("$W/real/$c.load"); done
 	bad=$( { grep -L '^\[restore rc=0\]$' "${files[@]}"; grep -l 'dp_probe rc\|failed' "${files[@]}"; } |
 		sed 's|.*/||; s|\.load$||' | sort -u | tr '\n' ' ')
 	[ -z "$bad" ] || fail "not loaded or not probed:$bad$(for c in $bad; do echo; echo "== $c"; cat "$W/real/$c.load" "$W/real/$c.err"; done | head -n 60)"
+}
+test_real_commands() {	# h23's commands all succeeded on ip_tables
+	grep -q '^\[commands rc=0\]$' "$W/real/h23-commands.load" ||
+		fail "$(cat "$W/real/h23-commands.load")"
 }
 test_real_probe_counts() {	# each result file has one line per probe, in order
 	local c args=()
@@ -836,7 +878,7 @@ test_bpf_enforces() {
 	[ "$passed" = 0 ] || fail "bpfilter.ko does not enforce: $passed of $(wc -l <"$W/bpf/h02-probe.res") probes passed a DROP-everything ruleset"
 	iptables-legacy-restore <<<"$EMPTY" || fail "reset failed"
 }
-test_cmp_hand() { compare_set hand-written "${hand_cases[@]}" h22-rename sA sB; }
+test_cmp_hand() { compare_set hand-written "${hand_cases[@]}" h22-rename h23-commands sA sB; }
 test_cmp_rand() { compare_set random "${rand_cases[@]}"; }
 test_cmp_corpus() { compare_set corpus "${corpus_cases[@]}"; }
 test_bpf_unload() {
@@ -853,7 +895,7 @@ make_cases
 make_stream_cases
 for f in "$W"/cases/h*.rules; do
 	c=$(basename "$f" .rules)
-	[ "$c" = h22-rename ] || hand_cases+=("$c")
+	case $c in h22-rename | h23-commands) ;; *) hand_cases+=("$c") ;; esac
 done
 for ((i = 0; i < CASES; i++)); do
 	c=$(printf 'r-%03d' "$i")
@@ -895,8 +937,8 @@ fi
 # the determinism check repeats a few cases that cover every path and match
 repeat_cases=(h01-accept-all h04-tcp-flags h11-interfaces h12-fragments h13-jump-return h18-hotdrop)
 nstd=$(grep -c '^id=' "$W/std.probes")
-echo "# cases: $(( ${#hand_cases[@]} + 1 )) hand-written x $nstd probes (one twice), ${#rand_cases[@]} random x $NPROBES," \
-	"${#corpus_cases[@]} corpus x $nstd: $(( (${#hand_cases[@]} + 2 + ${#corpus_cases[@]}) * nstd + ${#rand_cases[@]} * NPROBES )) (ruleset, probe) cases per firewall"
+echo "# cases: $(( ${#hand_cases[@]} + 2 )) hand-written x $nstd probes (two of them twice), ${#rand_cases[@]} random x $NPROBES," \
+	"${#corpus_cases[@]} corpus x $nstd: $(( (${#hand_cases[@]} + 4 + ${#corpus_cases[@]}) * nstd + ${#rand_cases[@]} * NPROBES )) (ruleset, probe) cases per firewall"
 
 t "topology: netns a, b, three veth pairs, init_net routes" test_topology
 t "real: ip_tables loaded (iptable_filter)" test_real_load
@@ -909,6 +951,7 @@ echo "# phase 1 (ip_tables): $((SECONDS - t0)) s"
 t "real: ACCEPT everywhere delivers every probe where it should go" test_model h01-accept-all accept
 t "real: DROP policies deliver nothing, OUTPUT sends get EPERM" test_model h02-drop-policies drop
 t "real: every hand-written and random ruleset loaded and was probed" test_real_loaded
+t "real: iptables commands between two probe runs (-A, -I, -R, -D, -Z, -P) succeed" test_real_commands
 t "real: one result per probe" test_real_probe_counts
 t "real: the rulesets both deliver and drop" test_real_varied
 [ ${#corpus_cases[@]} = 0 ] || t "real: every corpus script ran and was probed" test_corpus_ran
@@ -923,7 +966,7 @@ if [ "$REAL_ONLY" != 1 ]; then
 		run_all bpf
 		echo "# phase 2 (bpfilter): $((SECONDS - t0)) s"
 		differing
-		t "compare: hand-written rulesets (and a renamed interface): deliveries and counters" test_cmp_hand
+		t "compare: hand-written rulesets (a renamed interface, commands between probes): deliveries and counters" test_cmp_hand
 		t "compare: ${#rand_cases[@]} random rulesets (seed $SEED): deliveries and counters" test_cmp_rand
 		[ ${#corpus_cases[@]} = 0 ] || t "compare: ${#corpus_cases[@]} corpus scripts: output, deliveries and counters" test_cmp_corpus
 		t "bpfilter: replacement under load: probes A and B agree on keep their verdict" test_bpf_stream
