@@ -42,6 +42,9 @@ S=/sys/module/bpfilter/umh_bpfilter
 REAL_ONLY=${BPF_DP_REAL_ONLY:-0}
 if debug_kernel; then CASES=${BPF_DP_CASES:-8}; else CASES=${BPF_DP_CASES:-16}; fi
 NPROBES=${BPF_DP_PROBES:-64}
+# The replacement stream's length: on the debug kernel each bpfilter
+# replacement (compile, verify, load under KASAN) takes over a second.
+if debug_kernel; then SWAP_SECS=15; else SWAP_SECS=5; fi
 SEED=${BPF_DP_SEED:-$(( (RANDOM << 15 | RANDOM) ))}
 if [ "${BPF_DP_KEEP:-0}" = 1 ]; then
 	W=$B/bpfilter_dataplane.out
@@ -823,7 +826,7 @@ stream_replace() {
 	grep -q ' pass$' "$exp" && grep -q ' drop$' "$exp" && grep -q ' any$' "$exp" ||
 		fail "A and B do not make every class: $(cat "$exp")"
 	load "$W/cases/sA.rules" >/dev/null
-	"$PROBE" stream "$W/stream.probes" "$out" 5 2000 2>"$W/$kind.swap.err" &
+	"$PROBE" stream "$W/stream.probes" "$out" $SWAP_SECS 2000 2>"$W/$kind.swap.err" &
 	pid=$!
 	while kill -0 $pid 2>/dev/null; do
 		iptables-legacy-restore <"$W/cases/sB.rules" || fail "restore B failed"
