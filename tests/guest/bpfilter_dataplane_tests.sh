@@ -62,6 +62,19 @@ echo "# bpfilter data plane on $(uname -r): seed $SEED (BPF_DP_SEED=$SEED to rep
 	"$CASES random rulesets x $NPROBES probes"
 
 # ---- topology ----
+# The init_net sysctls the topology changes, as they were: restored at the
+# end, so that the suites after this one (pings in bpfilter_hostile) see
+# the guest as they would have.
+saved_sysctls=()
+for k in net.ipv6.conf.all.disable_ipv6 net.ipv6.conf.default.disable_ipv6 \
+	net.ipv4.conf.all.send_redirects net.ipv4.conf.default.send_redirects \
+	net.ipv4.conf.all.rp_filter net.ipv4.conf.default.rp_filter \
+	net.ipv4.conf.all.accept_redirects net.ipv4.conf.default.accept_redirects \
+	net.ipv4.icmp_ratelimit net.ipv4.icmp_msgs_per_sec net.ipv4.icmp_msgs_burst \
+	net.ipv4.icmp_echo_ignore_all net.ipv4.icmp_echo_ignore_broadcasts \
+	net.ipv4.ipfrag_time net.ipv4.ip_forward; do
+	v=$(sysctl -n "$k" 2>/dev/null) && saved_sysctls+=("$k=$v")
+done
 MAC_va0=02:00:00:00:0a:01 MAC_pa0=02:00:00:00:0a:02
 MAC_va1=02:00:00:00:0b:01 MAC_pa1=02:00:00:00:0b:02
 MAC_vb0=02:00:00:00:0c:01 MAC_pb0=02:00:00:00:0c:02
@@ -555,6 +568,7 @@ TABLES=/tmp/bpfilter_corpus.tables
 corpus_tables() {
 	local f name
 	mkdir -p "$W/corpus"
+	[ ${#corpus_cases[@]} -gt 0 ] || return 0
 	if [ ${#corpus_scripts[@]} = 0 ]; then
 		local files=("${corpus_cases[@]/#/$TABLES/}")
 		cp "${files[@]/%/.table}" "$W/corpus/"
@@ -981,6 +995,7 @@ if [ "$REAL_ONLY" != 1 ]; then
 fi
 ip netns del a 2>/dev/null; ip netns del b 2>/dev/null
 ip link del va0 2>/dev/null; ip link del va1 2>/dev/null; ip link del vb0 2>/dev/null
+sysctl -qw "${saved_sysctls[@]}" 2>/dev/null
 t "dmesg free of WARNING/BUG/Oops/lockup reports" test_dmesg_clean
 
 rm -f /tmp/dp_probe.$$
