@@ -47,11 +47,17 @@ wait_for() {	# wait_for SECONDS COMMAND...: poll until COMMAND succeeds
 	done
 }
 # The kernel log since set_mark.
-mark=0
-dmesg_since_mark() { dmesg | awk -v m="$mark" 'NR > m'; }
+# A marker line written to the kernel log, not a line count: once the ring
+# buffer is full (after the bpfilter suites) counting its lines marks
+# nothing.  No mark yet: the whole log.
+mark=
+dmesg_since_mark() {
+	if [ -z "$mark" ]; then dmesg; return; fi
+	dmesg | awk -v m="$mark" 'seen { print } index($0, m) { seen = 1 }'
+}
 dmesg_has() { dmesg_since_mark | grep -q -- "$1"; }
 dmesg_hasE() { dmesg_since_mark | grep -qE -- "$1"; }
-set_mark() { mark=$(dmesg | wc -l); }
+set_mark() { mark="umh-test mark $$.$RANDOM.$SECONDS"; echo "$mark" >/dev/kmsg; }
 
 # snapshot: "processes open_files shmem_kB sunreclaim_kB pid_objects"
 snapshot() {
