@@ -34,70 +34,46 @@ if [ "${BPF_COMPARE_KEEP:-0}" = 1 ]; then
 else
 	W=$(mktemp -d /tmp/bpf_compare.XXXXXX)
 fi
+mkdir -p "$W/real" "$W/bpf"
 . "$(dirname "$0")/lib.sh"
-
-# ---- what a corpus script calls ----
-# Each command is echoed (arguments quoted), its stdout+stderr kept and its
-# exit status printed.  ipt/ipt_restore expect success, ipt_x/ipt_restore_x
-# failure; a wrong expectation is noted in $BPF_EXPECT (phase 1 checks it,
-# phase 2 sees it as a difference anyway).  Commands get a deadline, so a
-# stuck call shows up as rc=124 instead of hanging the guest.
-_run() {	# _run EXPECT(0|1) LABEL BINARY ARGS...
-	local want=$1 label=$2 rc
-	shift 2
-	printf '$ %s' "$label"
-	printf ' %q' "${@:2}"
-	printf '\n'
-	timeout 30 "$@" 2>&1
-	rc=$?
-	echo "[rc=$rc]"
-	if { [ "$want" = 0 ] && [ $rc -ne 0 ]; } || { [ "$want" = 1 ] && [ $rc -eq 0 ]; } ||
-	   [ $rc -ge 124 ]; then
-		printf 'line %s: %s%s rc=%d\n' "${BASH_LINENO[1]}" "$label" \
-			"$(printf ' %q' "${@:2}")" $rc >>"$BPF_EXPECT"
-	fi
-	return 0
-}
-ipt() { _run 0 iptables iptables-legacy "$@"; }
-ipt_x() { _run 1 iptables iptables-legacy "$@"; }
-ipt_restore() { _run 0 iptables-restore iptables-legacy-restore "$@"; }
-ipt_restore_x() { _run 1 iptables-restore iptables-legacy-restore "$@"; }
-ipt_save() {	# the save output without its dated comment lines
-	printf '$ iptables-save'
-	printf ' %q' "$@"
-	printf '\n'
-	timeout 30 iptables-legacy-save "$@" 2>&1 | grep -v '^#'
-	echo "[rc=${PIPESTATUS[0]}]"
-}
-export -f _run ipt ipt_x ipt_restore ipt_restore_x ipt_save
+. "$(dirname "$0")/ipt_lib.sh"
 
 # The state every script ends in, as the tools and the ABI show it.
 capture() {
 	echo "==== iptables-legacy-save -c"
-	timeout 30 iptables-legacy-save -c 2>&1 | grep -v '^#'
+	iptables-legacy-save -c 2>&1 | uncommented
 	echo "[rc=${PIPESTATUS[0]}]"
 	echo "==== iptables-legacy -S"
-	timeout 30 iptables-legacy -S 2>&1
+	iptables-legacy -S 2>&1
 	echo "[rc=$?]"
 	echo "==== iptables-legacy -L -n -v -x --line-numbers"
-	timeout 30 iptables-legacy -L -n -v -x --line-numbers 2>&1
+	iptables-legacy -L -n -v -x --line-numbers 2>&1
 	echo "[rc=$?]"
 	echo "==== ipt_dump table filter"
-	timeout 30 "$DUMP" table filter 2>&1
+	"$DUMP" table filter 2>&1
 	echo "[rc=$?]"
 }
+export -f capture
+export DUMP
 
 # run_script SCRIPT OUTDIR: run one corpus script on the current (fresh)
 # table; OUTDIR/<name>.out gets its transcript and the final state,
 # OUTDIR/<name>.expect the commands whose exit status was not the expected.
+# The script and its capture get 600 s together (the longest takes about
+# 15 s on the debug kernel): a stuck command is stopped, noted in .expect
+# and leaves a transcript without its capture, which both phases check.
 run_script() {
-	local name
-	name=$(basename "$1" .sh)
+	local name=${1##*/} rc
+	name=${name%.sh}
 	: >"$2/$name.expect"
 	{
 		echo "#### $name"
-		(cd "$W" && BPF_EXPECT="$2/$name.expect" bash "$1")
-		capture
+		# shellcheck disable=SC2016 # $1 is bash -c's
+		(cd "$W" && BPF_EXPECT="$2/$name.expect" \
+			timeout 600 bash -c 'bash "$1"; capture' run_script "$1")
+		rc=$?
+		[ $rc -eq 0 ] ||
+			echo "script and capture stopped: rc=$rc" | tee -a "$2/$name.expect"
 	} >"$2/$name.out" 2>&1
 }
 
@@ -110,35 +86,13 @@ autoload() {	# autoload on|off: let the kernel load modules on demand
 		echo /bin/false >/proc/sys/kernel/modprobe
 	fi
 }
-# ip_tables, the tables and every extension module loaded since
-ipt_modules() { awk '$1 ~ /^(xt_|ipt_|iptable_)/ || $1 == "ip_tables" {print $1}' /proc/modules; }
-unload_real() {
-	local m
-	# A table with more rules than it started with holds a reference on
-	# its module (xt_replace_table): empty it first (one restore flushes,
-	# deletes the user chains, resets policies and counters).
-	if [ -e /proc/net/ip_tables_names ]; then
-		printf '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n' |
-			iptables-legacy-restore -c || fail "cannot empty the filter table"
-	fi
-	# /proc/modules lists the newest first, users before what they use.
-	for _ in 1 2 3 4 5; do
-		m=$(ipt_modules)
-		[ -z "$m" ] && return 0
-		# shellcheck disable=SC2086 # module names have no blanks
-		rmmod $m 2>/dev/null
-	done
-	m=$(ipt_modules)
-	[ -z "$m" ] || fail "cannot unload: $m"
-}
 # A fresh table for each script: the module is loaded once per phase,
 # and between scripts one restore empties the table (flushes, deletes the
 # user chains, resets policies and counters).  Both phases reset the same
 # way, so their tables start byte-identical; the kernel's own fresh table
 # is compared once, in test_bpf_fresh.
 reset_table() {
-	printf '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n' |
-		iptables-legacy-restore -c || fail "cannot empty the filter table"
+	iptables-legacy-restore -c <<<"$EMPTY" || fail "cannot empty the filter table"
 }
 fresh_real() {
 	if [ -d /sys/module/iptable_filter ]; then
@@ -187,17 +141,17 @@ abi_probe() {
 # $W/<kind>/<name>.*
 run_one() {
 	local kind=$1 f=$2 o
-	o=$W/$kind/$(basename "$f" .sh)
-	mkdir -p "$W/$kind"
+	o=${f##*/}
+	o=$W/$kind/${o%.sh}
 	if [ "$kind" = real ]; then
 		fresh_real >"$o.load" 2>&1
 	else
 		fresh_bpf >"$o.load" 2>&1
 	fi || { echo "load failed" >"$o.out"; return; }
-	[ "$kind" = bpf ] && cat $S/calls >"$o.calls0" 2>&1
+	[ "$kind" = bpf ] && { echo "$(<$S/calls)"; } >"$o.calls0" 2>&1
 	run_script "$f" "$W/$kind"
 	if [ "$kind" = bpf ]; then
-		cat $S/calls >"$o.calls1" 2>&1
+		{ echo "$(<$S/calls)"; } >"$o.calls1" 2>&1
 		ipt_modules >"$o.mods"
 	fi
 }
@@ -313,8 +267,8 @@ test_compare() { compare "$cur"; }
 test_real_all() {
 	local f bad=
 	for f in "${scripts[@]}"; do
-		( check_real "$(basename "$f" .sh)" ) >/dev/null 2>&1 ||
-			bad+=" $(basename "$f" .sh)"
+		f=${f##*/} f=${f%.sh}
+		( check_real "$f" ) >/dev/null 2>&1 || bad+=" $f"
 	done
 	[ -z "$bad" ] || fail "scripts with unexpected results on ip_tables:$bad"
 }
@@ -332,7 +286,7 @@ else
 fi
 if [ "$REAL_ONLY" = 1 ]; then
 	for f in "${scripts[@]}"; do
-		cur=$(basename "$f" .sh)
+		cur=${f##*/} cur=${cur%.sh}
 		t "real: $cur" test_check_real
 	done
 	t "ip_tables and its modules unload" test_unload_real
@@ -343,7 +297,7 @@ else
 	t "bpfilter: revisions and other tables answer as ip_tables does" test_bpf_abi
 	echo "# phase 2: ${#scripts[@]} corpus scripts on bpfilter.ko"
 	for f in "${scripts[@]}"; do
-		cur=$(basename "$f" .sh)
+		cur=${f##*/} cur=${cur%.sh}
 		run_one bpf "$f"
 		t "compare: $cur" test_compare
 	done

@@ -34,6 +34,7 @@ set -u
 
 B=${1:?usage: bpfilter_dataplane_tests.sh BUILD_DIR}
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ipt_lib.sh"
 KO=$B/samples/bpfilter/bpfilter.ko
 PROBE=$B/dp_probe
 GEN=$B/dp_gen
@@ -533,31 +534,6 @@ run_commands() {
 	{ echo "---- after the commands"; save_c; } >>"$o.save"
 }
 
-# corpus scripts call these (as bpfilter_compare_tests.sh defines them)
-_run() {
-	local want=$1 label=$2 rc
-	shift 2
-	printf '$ %s' "$label"
-	printf ' %q' "${@:2}"
-	printf '\n'
-	timeout 30 "$@" 2>&1
-	rc=$?
-	echo "[rc=$rc]"
-	return 0
-}
-ipt() { _run 0 iptables iptables-legacy "$@"; }
-ipt_x() { _run 1 iptables iptables-legacy "$@"; }
-ipt_restore() { _run 0 iptables-restore iptables-legacy-restore "$@"; }
-ipt_restore_x() { _run 1 iptables-restore iptables-legacy-restore "$@"; }
-ipt_save() {
-	printf '$ iptables-save'
-	printf ' %q' "$@"
-	printf '\n'
-	timeout 30 iptables-legacy-save "$@" 2>&1 | grep -v '^#'
-	echo "[rc=${PIPESTATUS[0]}]"
-}
-export -f _run ipt ipt_x ipt_restore ipt_restore_x ipt_save
-EMPTY=$'*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT'
 # Corpus rulesets: the table each corpus script leaves on ip_tables (rules,
 # policies and counters, as iptables-legacy-save -c prints it), loaded with
 # restore -c in both phases like any case.  bpfilter_compare_tests.sh,
@@ -577,7 +553,7 @@ corpus_tables() {
 	for f in "${corpus_scripts[@]}"; do
 		name=c-$(basename "$f" .sh)
 		{ iptables-legacy-restore <<<"$EMPTY" 2>&1 && echo "[reset ok]"
-		  (cd "$W" && BPF_EXPECT=/dev/null bash "$f"); } >"$W/corpus/$name.log" 2>&1
+		  (cd "$W" && BPF_EXPECT=/dev/null timeout 600 bash "$f"); } >"$W/corpus/$name.log" 2>&1
 		iptables-legacy-save -c >"$W/corpus/$name.table" 2>>"$W/corpus/$name.log"
 	done
 }
@@ -662,23 +638,6 @@ compare_set() {
 		fi
 	done
 	[ $bad -eq 0 ] || fail "$bad of $# $label cases differ"
-}
-
-# ---- providers (as bpfilter_compare_tests.sh) ----
-ipt_modules() { awk '$1 ~ /^(xt_|ipt_|iptable_)/ || $1 == "ip_tables" {print $1}' /proc/modules; }
-unload_real() {
-	local m
-	if [ -e /proc/net/ip_tables_names ] && [ -d /sys/module/ip_tables ]; then
-		iptables-legacy-restore -c <<<"$EMPTY" || fail "cannot empty the filter table"
-	fi
-	for _ in 1 2 3 4 5; do
-		m=$(ipt_modules)
-		[ -z "$m" ] && return 0
-		# shellcheck disable=SC2086 # module names have no blanks
-		rmmod $m 2>/dev/null
-	done
-	m=$(ipt_modules)
-	[ -z "$m" ] || fail "cannot unload: $m"
 }
 
 # ---- phase 1 checks ----
