@@ -72,11 +72,16 @@ run_suite() {
 # the lowest CPU priority, so that it mostly uses what the lanes below leave
 # idle (a TCG guest keeps about one core busy); the debug lane waits for it.
 # setsid: its own process group, so that an interrupted check stops it.
+# A new session is also a new scheduling group where the kernel groups
+# tasks by session (CONFIG_SCHED_AUTOGROUP, on in Debian's kernels), and
+# nice then ranks tasks only within their group: the group gets nice 19
+# too, or the build takes a core's share from the guests.
 dk_pid=
 if ! scripts/debug-kernel.sh --cached 2>/dev/null; then
 	mkdir -p build
 	echo "== debug kernel: building it in the background (log: build/debug-kernel.log)"
-	setsid nice -n 19 scripts/debug-kernel.sh >build/debug-kernel.log 2>&1 &
+	setsid sh -c '{ echo 19 >/proc/self/autogroup; } 2>/dev/null; exec nice -n 19 "$0"' \
+		scripts/debug-kernel.sh >build/debug-kernel.log 2>&1 &
 	dk_pid=$! dk_t0=$SECONDS
 	trap 'kill -- -$dk_pid 2>/dev/null' EXIT
 fi
