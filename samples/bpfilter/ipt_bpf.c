@@ -95,6 +95,7 @@ enum { R0, R1, R2, R3, R4, R5, R6, R7, R8, R9, R10 };
 #define R_PKT	R7
 #define R_DEPTH	R8
 #define R_CNT	R9	/* this CPU's block of BPFILTER_MAP_COUNTERS */
+#define R_ACC	R5	/* the entry's mismatches, gathered (see acc_add()) */
 
 /* Offsets of the IPv4 header fields in PKT. */
 #define IP_VIHL		(IPT_BPF_PKT_IP + 0)
@@ -153,6 +154,18 @@ struct cg {
 	unsigned int stacksize;	/* ipt_do_table()'s: ERROR entries */
 	struct label next;	/* the current entry's "no match" */
 	struct label exit;	/* the current function's exit */
+	bool acc;		/* R_ACC holds the entry's mismatches so far */
+	/*
+	 * R_ACC's only test, when it is one comparison ending at insn
+	 * one_end: acc_flush() then emits that comparison as the jump.
+	 */
+	struct {
+		bool valid;
+		__u8 op;	/* BPF_JNE or BPF_JEQ: the mismatch */
+		int reg;
+		__u32 v;
+		unsigned int start, end;
+	} one;
 	bool used_iface;	/* the iface helper subprogram is called */
 	char *why;
 	size_t why_len;
@@ -293,7 +306,111 @@ static void flush_exit(struct cg *c, bool end)
 	emit(c, EXIT());
 }
 
-/* "Hotdrop": the packet is dropped at once, the entry not counted. */
+/*
+ * An entry's tests do not jump: each leaves a value that is non-zero when
+ * the packet fails it, ORed into R_ACC, and the entry jumps to the next
+ * one once, when R_ACC is non-zero (acc_flush()).  A jump per test would
+ * leave the verifier one pending branch per test while it follows the
+ * rest of the program (it keeps at most 8,192); one jump per entry leaves
+ * none when the entry's target ends the path.  R_ACC stays below 2^32.
+ */
+static void acc_add(struct cg *c, int reg)
+{
+	c->one.valid = false;
+	if (c->acc)
+		emit(c, ALU64_REG(BPF_OR, R_ACC, reg));
+	else
+		emit(c, MOV64_REG(R_ACC, reg));
+	c->acc = true;
+}
+
+/*
+ * The entry's one jump to the next entry, for what R_ACC gathered.  When
+ * that is one comparison, its code is taken back and the comparison is
+ * the jump (an address rule is then three instructions).
+ */
+static void acc_flush(struct cg *c)
+{
+	if (!c->acc)
+		return;
+	if (c->one.valid && c->one.end == c->n) {
+		c->n = c->one.start;
+		emit_jmp(c, &c->next, JMP32_IMM(c->one.op, c->one.reg,
+						(__s32)c->one.v, 0));
+	} else {
+		emit_jmp(c, &c->next, JMP_IMM(BPF_JNE, R_ACC, 0, 0));
+	}
+	c->acc = false;
+	c->one.valid = false;
+}
+
+/* Remember a first test that is one comparison (see acc_flush()). */
+static void acc_one(struct cg *c, bool first, unsigned int start, __u8 op,
+		   int reg, __u32 v)
+{
+	if (!first)
+		return;
+	c->one.valid = true;
+	c->one.op = op;
+	c->one.reg = reg;
+	c->one.v = v;
+	c->one.start = start;
+	c->one.end = c->n;
+}
+
+/* A mismatch when @reg (below 2^32) differs from @v. */
+static void acc_ne(struct cg *c, int reg, __u32 v)
+{
+	unsigned int start = c->n;
+	bool first = !c->acc;
+
+	if (v)
+		emit(c, ALU32_IMM(BPF_XOR, reg, (__s32)v));
+	acc_add(c, reg);
+	acc_one(c, first, start, BPF_JNE, reg, v);
+}
+
+/* @reg (below 2^32) becomes 1 when it equals @v, else 0. */
+static void emit_is(struct cg *c, int reg, __u32 v)
+{
+	if (v)
+		emit(c, ALU32_IMM(BPF_XOR, reg, (__s32)v));
+	emit(c, ALU64_IMM(BPF_SUB, reg, 1));
+	emit(c, ALU64_IMM(BPF_RSH, reg, 63));
+}
+
+/* A mismatch when @reg (below 2^32) equals @v. */
+static void acc_eq(struct cg *c, int reg, __u32 v)
+{
+	unsigned int start = c->n;
+	bool first = !c->acc;
+
+	emit_is(c, reg, v);
+	acc_add(c, reg);
+	acc_one(c, first, start, BPF_JEQ, reg, v);
+}
+
+/*
+ * "Hotdrop": the packet is dropped at once, the entry not counted, when
+ * @reg (0 or 1) is 1 and the entry's tests so far all passed.  Computed
+ * without a jump to the next entry: the one jump here skips a drop, a
+ * path the verifier ends at once.  Uses r0.
+ */
+static void emit_hotdrop_if(struct cg *c, int reg)
+{
+	if (c->acc) {
+		c->one.valid = false;	/* R_ACC is read here */
+		emit(c, MOV64_REG(R0, R_ACC));
+		emit(c, ALU64_IMM(BPF_SUB, R0, 1));
+		emit(c, ALU64_IMM(BPF_RSH, R0, 63));
+		emit(c, ALU64_REG(BPF_AND, reg, R0));
+	}
+	emit(c, JMP_IMM(BPF_JEQ, reg, 0, 2));
+	emit(c, MOV64_IMM(R0, NF_DROP));
+	emit_exit(c);
+}
+
+/* Hotdrop unless @reg op @v; for tests that run with R_ACC flushed. */
 static void emit_hotdrop_unless(struct cg *c, __u8 op, int reg, __s32 v)
 {
 	emit(c, JMP_IMM(op, reg, v, 2));
@@ -318,8 +435,10 @@ static int emit_addr(struct cg *c, int off, __u32 want, __u32 msk, bool inv)
 	emit(c, LDX(BPF_W, R1, R_PKT, off));
 	if (msk != 0xFFFFFFFFU)
 		emit(c, ALU32_IMM(BPF_AND, R1, (__s32)msk));
-	emit_jmp(c, &c->next, JMP32_IMM(inv ? BPF_JEQ : BPF_JNE, R1,
-					(__s32)want, 0));
+	if (inv)
+		acc_eq(c, R1, want);
+	else
+		acc_ne(c, R1, want);
 	return CONT;
 }
 
@@ -391,6 +510,15 @@ static int emit_ip_match(struct cg *c, const struct ipt_ip *ip)
 {
 	bool frag_inv = ip->invflags & IPT_INV_FRAG;
 
+	/*
+	 * The interfaces first: their test calls a leaf, which takes r1-r5,
+	 * before R_ACC gathers anything (ip_packet_match() has no order).
+	 */
+	if (emit_iface(c, IPT_BPF_PKT_IN, ip->iniface, ip->iniface_mask,
+		       ip->invflags & IPT_INV_VIA_IN) ||
+	    emit_iface(c, IPT_BPF_PKT_OUT, ip->outiface, ip->outiface_mask,
+		       ip->invflags & IPT_INV_VIA_OUT))
+		return NEVER;
 	if (emit_addr(c, IP_SADDR, ip->src.s_addr, ip->smsk.s_addr,
 		      ip->invflags & IPT_INV_SRCIP) ||
 	    emit_addr(c, IP_DADDR, ip->dst.s_addr, ip->dmsk.s_addr,
@@ -398,9 +526,10 @@ static int emit_ip_match(struct cg *c, const struct ipt_ip *ip)
 		return NEVER;
 	if (ip->proto) {
 		emit(c, LDX(BPF_B, R1, R_PKT, IP_PROTO));
-		emit_jmp(c, &c->next,
-			 JMP_IMM((ip->invflags & IPT_INV_PROTO) ? BPF_JEQ :
-				 BPF_JNE, R1, ip->proto, 0));
+		if (ip->invflags & IPT_INV_PROTO)
+			acc_eq(c, R1, ip->proto);
+		else
+			acc_ne(c, R1, ip->proto);
 	}
 	/* NF_INVF(IPT_INV_FRAG, (flags & IPT_F_FRAG) && !isfrag) */
 	if (!(ip->flags & IPT_F_FRAG)) {
@@ -408,14 +537,11 @@ static int emit_ip_match(struct cg *c, const struct ipt_ip *ip)
 			return NEVER;
 	} else {
 		emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_FRAGOFF));
-		emit_jmp(c, &c->next,
-			 JMP_IMM(frag_inv ? BPF_JNE : BPF_JEQ, R1, 0, 0));
+		if (frag_inv)
+			acc_ne(c, R1, 0);
+		else
+			acc_eq(c, R1, 0);
 	}
-	if (emit_iface(c, IPT_BPF_PKT_IN, ip->iniface, ip->iniface_mask,
-		       ip->invflags & IPT_INV_VIA_IN) ||
-	    emit_iface(c, IPT_BPF_PKT_OUT, ip->outiface, ip->outiface_mask,
-		       ip->invflags & IPT_INV_VIA_OUT))
-		return NEVER;
 	return CONT;
 }
 
@@ -428,17 +554,19 @@ static int emit_ip_match(struct cg *c, const struct ipt_ip *ip)
  */
 static void emit_l4_start(struct cg *c, bool tcp, int need)
 {
-	emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_FRAGOFF));
-	if (tcp) {
-		emit(c, JMP_IMM(BPF_JEQ, R1, 0, 3));
-		emit_jmp(c, &c->next, JMP_IMM(BPF_JNE, R1, 1, 0));
-		emit(c, MOV64_IMM(R0, NF_DROP));
-		emit_exit(c);
-	} else {
-		emit_jmp(c, &c->next, JMP_IMM(BPF_JNE, R1, 0, 0));
+	int hot = tcp ? IPT_BPF_PKT_HOT_TCP : need == 8 ? IPT_BPF_PKT_HOT_8 :
+		  IPT_BPF_PKT_HOT_4;
+
+	if ((tcp && need != 20) || (!tcp && need != 8 && need != 4)) {
+		fail(c, -EINVAL, "no hotdrop flag for %d bytes", need);
+		return;
 	}
-	emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_L4AVAIL));
-	emit_hotdrop_unless(c, BPF_JGE, R1, need);
+	/* main computed whether this match hotdrops the packet */
+	emit(c, LDX(BPF_B, R1, R_PKT, hot));
+	emit_hotdrop_if(c, R1);
+	/* not the first fragment: no match */
+	emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_FRAGOFF));
+	acc_add(c, R1);
 }
 
 /* A big-endian u16 of the L4 header into @reg. */
@@ -448,29 +576,52 @@ static void emit_port(struct cg *c, int reg, int off)
 	emit(c, BSWAP16(reg));
 }
 
-/* port_match(): (lo <= port <= hi) ^ inv, port in @reg. */
-static int emit_port_range(struct cg *c, int reg, unsigned int lo,
+/*
+ * @reg (below 2^16) becomes 1 when it is outside [lo, hi], 0 inside;
+ * lo <= hi, and the range is not every value.  @tmp is taken.
+ */
+static void emit_outside(struct cg *c, int reg, int tmp, unsigned int lo,
+			 unsigned int hi)
+{
+	if (lo == hi) {		/* reg != lo */
+		if (lo)
+			emit(c, ALU64_IMM(BPF_XOR, reg, lo));
+		emit(c, ALU64_IMM(BPF_ADD, reg, 0x7FFFFFFF));
+		emit(c, ALU64_IMM(BPF_RSH, reg, 31));
+	} else if (!lo) {	/* reg > hi */
+		emit(c, ALU64_IMM(BPF_SUB, reg, hi + 1));
+		emit(c, ALU64_IMM(BPF_RSH, reg, 63));
+		emit(c, ALU64_IMM(BPF_XOR, reg, 1));
+	} else if (hi == 0xFFFF) {	/* reg < lo */
+		emit(c, ALU64_IMM(BPF_SUB, reg, lo));
+		emit(c, ALU64_IMM(BPF_RSH, reg, 63));
+	} else {		/* (reg - lo) < 0 or (hi - reg) < 0 */
+		emit(c, MOV64_IMM(tmp, hi));
+		emit(c, ALU64_REG(BPF_SUB, tmp, reg));
+		emit(c, ALU64_IMM(BPF_SUB, reg, lo));
+		emit(c, ALU64_REG(BPF_OR, reg, tmp));
+		emit(c, ALU64_IMM(BPF_RSH, reg, 63));
+	}
+}
+
+/* port_match(): (lo <= port <= hi) ^ inv, the port at L4 offset @off. */
+static int emit_port_range(struct cg *c, int off, unsigned int lo,
 			   unsigned int hi, bool inv)
 {
 	bool empty = lo > hi, full = lo == 0 && hi == 0xFFFF;
-	struct label in = { 0 };
+	int reg = R1;
 
 	if (empty || full)
 		return (full == inv) ? NEVER : CONT;
-	if (!inv) {
-		if (lo)
-			emit_jmp(c, &c->next, JMP_IMM(BPF_JLT, reg, lo, 0));
-		if (hi != 0xFFFF)
-			emit_jmp(c, &c->next, JMP_IMM(BPF_JGT, reg, hi, 0));
+	emit_port(c, reg, off);
+	if (!inv && lo == hi) {
+		acc_ne(c, reg, lo);
 		return CONT;
 	}
-	if (lo)
-		emit_jmp(c, &in, JMP_IMM(BPF_JLT, reg, lo, 0));
-	if (hi != 0xFFFF)
-		emit_jmp(c, &in, JMP_IMM(BPF_JGT, reg, hi, 0));
-	emit_jmp(c, &c->next, JA(0));
-	label_here(c, &in);
-	label_free(&in);
+	emit_outside(c, reg, R4, lo, hi);
+	if (inv)
+		emit(c, ALU64_IMM(BPF_XOR, reg, 1));
+	acc_add(c, reg);
 	return CONT;
 }
 
@@ -485,6 +636,8 @@ static void emit_tcp_option(struct cg *c, __u8 option, bool inv)
 	struct label done = { 0 };
 	int p;
 
+	/* the test below jumps and calls a helper: R_ACC decided first */
+	acc_flush(c);
 	/* doff * 4 < sizeof(struct tcphdr): hotdrop */
 	emit(c, LDX(BPF_B, R4, R_PKT, L4(12)));
 	emit(c, ALU64_IMM(BPF_RSH, R4, 4));
@@ -562,12 +715,10 @@ static int emit_tcp(struct cg *c, const struct xt_tcp *m)
 	bool flags_inv = m->invflags & XT_TCP_INV_FLAGS;
 
 	emit_l4_start(c, true, 20);
-	emit_port(c, R1, 0);
-	if (emit_port_range(c, R1, m->spts[0], m->spts[1],
+	if (emit_port_range(c, 0, m->spts[0], m->spts[1],
 			    m->invflags & XT_TCP_INV_SRCPT))
 		return NEVER;
-	emit_port(c, R1, 2);
-	if (emit_port_range(c, R1, m->dpts[0], m->dpts[1],
+	if (emit_port_range(c, 2, m->dpts[0], m->dpts[1],
 			    m->invflags & XT_TCP_INV_DSTPT))
 		return NEVER;
 	/* NF_INVF(XT_TCP_INV_FLAGS, (th[13] & flg_mask) == flg_cmp) */
@@ -580,8 +731,10 @@ static int emit_tcp(struct cg *c, const struct xt_tcp *m)
 	} else {
 		emit(c, LDX(BPF_B, R1, R_PKT, L4(13)));
 		emit(c, ALU64_IMM(BPF_AND, R1, m->flg_mask));
-		emit_jmp(c, &c->next, JMP_IMM(flags_inv ? BPF_JEQ : BPF_JNE,
-					      R1, m->flg_cmp, 0));
+		if (flags_inv)
+			acc_eq(c, R1, m->flg_cmp);
+		else
+			acc_ne(c, R1, m->flg_cmp);
 	}
 	if (m->option)
 		emit_tcp_option(c, m->option, m->invflags & XT_TCP_INV_OPTION);
@@ -591,12 +744,10 @@ static int emit_tcp(struct cg *c, const struct xt_tcp *m)
 static int emit_udp(struct cg *c, const struct xt_udp *m)
 {
 	emit_l4_start(c, false, 8);
-	emit_port(c, R1, 0);
-	if (emit_port_range(c, R1, m->spts[0], m->spts[1],
+	if (emit_port_range(c, 0, m->spts[0], m->spts[1],
 			    m->invflags & XT_UDP_INV_SRCPT))
 		return NEVER;
-	emit_port(c, R1, 2);
-	return emit_port_range(c, R1, m->dpts[0], m->dpts[1],
+	return emit_port_range(c, 2, m->dpts[0], m->dpts[1],
 			       m->invflags & XT_UDP_INV_DSTPT);
 }
 
@@ -604,7 +755,7 @@ static int emit_udp(struct cg *c, const struct xt_udp *m)
 static int emit_icmp(struct cg *c, const struct ipt_icmp *m)
 {
 	bool inv = m->invflags & IPT_ICMP_INV;
-	struct label in = { 0 };
+	bool all_codes = m->code[0] == 0 && m->code[1] == 0xFF;
 
 	emit_l4_start(c, false, 8);
 	if (m->type == 0xFF)
@@ -614,35 +765,43 @@ static int emit_icmp(struct cg *c, const struct ipt_icmp *m)
 			return NEVER;
 		return CONT;
 	}
-	/* the "in" jumps go where the type/code test fails */
 	emit(c, LDX(BPF_B, R1, R_PKT, L4(0)));
-	emit_jmp(c, inv ? &in : &c->next, JMP_IMM(BPF_JNE, R1, m->type, 0));
-	emit(c, LDX(BPF_B, R1, R_PKT, L4(1)));
-	if (m->code[0])
-		emit_jmp(c, inv ? &in : &c->next,
-			 JMP_IMM(BPF_JLT, R1, m->code[0], 0));
-	if (m->code[1] != 0xFF)
-		emit_jmp(c, inv ? &in : &c->next,
-			 JMP_IMM(BPF_JGT, R1, m->code[1], 0));
-	if (inv) {
-		emit_jmp(c, &c->next, JA(0));
-		label_here(c, &in);
+	if (!inv) {
+		acc_ne(c, R1, m->type);
+		if (!all_codes) {
+			emit(c, LDX(BPF_B, R1, R_PKT, L4(1)));
+			emit_outside(c, R1, R4, m->code[0],
+				     m->code[1] == 0xFF ? 0xFFFF : m->code[1]);
+			acc_add(c, R1);
+		}
+		return CONT;
 	}
-	label_free(&in);
+	/* inverted: no match when the type is it and the code in range */
+	emit_is(c, R1, m->type);
+	if (!all_codes) {
+		emit(c, LDX(BPF_B, R2, R_PKT, L4(1)));
+		emit_outside(c, R2, R4, m->code[0],
+			     m->code[1] == 0xFF ? 0xFFFF : m->code[1]);
+		emit(c, ALU64_IMM(BPF_XOR, R2, 1));
+		emit(c, ALU64_REG(BPF_AND, R1, R2));
+	}
+	acc_add(c, R1);
 	return CONT;
 }
 
-/* @reg in [lo, hi] jumps to @l. */
-static void emit_in_range(struct cg *c, struct label *l, int reg,
-			  unsigned int lo, unsigned int hi)
+/* r0 &= (@reg outside [lo, hi]), r1 and r4 taken */
+static void emit_and_outside(struct cg *c, int reg, unsigned int lo,
+			     unsigned int hi)
 {
-	if (lo == hi) {
-		emit_jmp(c, l, JMP_IMM(BPF_JEQ, reg, lo, 0));
+	if (lo > hi)
+		return;			/* never inside: r0 &= 1 */
+	if (lo == 0 && hi == 0xFFFF) {
+		emit(c, MOV64_IMM(R0, 0));	/* always inside */
 		return;
 	}
-	if (lo)
-		emit(c, JMP_IMM(BPF_JLT, reg, lo, 1));
-	emit_jmp(c, l, JMP_IMM(BPF_JLE, reg, hi, 0));
+	emit(c, MOV64_REG(R1, reg));
+	emit_outside(c, R1, R4, lo, hi);
+	emit(c, ALU64_REG(BPF_AND, R0, R1));
 }
 
 /* multiport_mt() with ports_match_v1() unrolled over the ports. */
@@ -650,7 +809,6 @@ static int emit_multiport(struct cg *c, const struct xt_multiport_v1 *m)
 {
 	/* bool results of "return true ^ invert" and "return invert" */
 	bool hit = (1 ^ m->invert) != 0, miss = m->invert != 0;
-	struct label l = { 0 };
 	unsigned int i;
 
 	emit_l4_start(c, false, 4);
@@ -660,24 +818,24 @@ static int emit_multiport(struct cg *c, const struct xt_multiport_v1 *m)
 		return miss ? CONT : NEVER;
 	emit_port(c, R2, 0);	/* src */
 	emit_port(c, R3, 2);	/* dst */
+	/* r0: 1 while no port seen so far is in a range */
+	emit(c, MOV64_IMM(R0, 1));
 	for (i = 0; i < m->count && i < XT_MULTI_PORTS; i++) {
 		unsigned int s = m->ports[i], e = s;
 
 		if (m->pflags[i] && i + 1 < XT_MULTI_PORTS)
 			e = m->ports[++i];
-		/* a hit continues (hit) or fails the match (!hit) */
 		if (m->flags == XT_MULTIPORT_DESTINATION ||
 		    m->flags == XT_MULTIPORT_EITHER)
-			emit_in_range(c, hit ? &l : &c->next, R3, s, e);
+			emit_and_outside(c, R3, s, e);
 		if (m->flags == XT_MULTIPORT_SOURCE ||
 		    m->flags == XT_MULTIPORT_EITHER)
-			emit_in_range(c, hit ? &l : &c->next, R2, s, e);
+			emit_and_outside(c, R2, s, e);
 	}
-	if (hit) {
-		emit_jmp(c, &c->next, JA(0));
-		label_here(c, &l);
-	}
-	label_free(&l);
+	/* a hit is "return !invert": no hit fails, or a hit fails */
+	if (!hit)
+		emit(c, ALU64_IMM(BPF_XOR, R0, 1));
+	acc_add(c, R0);
 	return CONT;
 }
 
@@ -876,6 +1034,8 @@ static void emit_entry(struct cg *c, unsigned int idx)
 	int st;
 
 	c->next.n = 0;
+	c->acc = false;
+	c->one.valid = false;
 	en->target_live = false;
 	st = emit_ip_match(c, &e->ip);
 	while (st == CONT && off < e->target_offset && !c->err) {
@@ -886,10 +1046,12 @@ static void emit_entry(struct cg *c, unsigned int idx)
 		off += m->u.match_size;
 	}
 	if (st == CONT) {
+		acc_flush(c);
 		emit_count(c, idx);
 		falls = emit_target(c, idx);
 		en->target_live = true;
 	} else if (c->n != start) {
+		c->acc = false;
 		emit_jmp(c, &c->next, JA(0));
 	}
 	en->terminal = !falls && !c->next.n;
@@ -1032,6 +1194,39 @@ static int find_subprograms(struct cg *c)
  * Main: parse the packet into PKT, then run the hook's chain and, if it
  * returns from the top level, the hook's underflow entry.
  */
+/*
+ * The hotdrops of tcp_mt(), udp_mt(), icmp_match() and multiport_mt(),
+ * once per packet: HOT_TCP is "fragment offset 1, or the first fragment
+ * without 20 bytes at thoff", HOT_8 and HOT_4 "the first fragment without
+ * 8 (4) bytes".  An entry then tests one byte (emit_l4_start()).
+ */
+static void emit_hot_flags(struct cg *c)
+{
+	static const struct { int need, off; } f[] = {
+		{ 4, IPT_BPF_PKT_HOT_4 },
+		{ 8, IPT_BPF_PKT_HOT_8 },
+		{ 20, IPT_BPF_PKT_HOT_TCP },
+	};
+	unsigned int i;
+
+	emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_FRAGOFF));
+	emit(c, MOV64_REG(R3, R1));
+	emit_is(c, R3, 0);			/* r3: first fragment */
+	emit(c, LDX(BPF_W, R2, R_PKT, IPT_BPF_PKT_L4AVAIL));
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		emit(c, MOV64_REG(R4, R2));
+		emit(c, ALU64_IMM(BPF_SUB, R4, f[i].need));
+		emit(c, ALU64_IMM(BPF_RSH, R4, 63));	/* avail < need */
+		emit(c, ALU64_REG(BPF_AND, R4, R3));
+		if (f[i].need == 20) {
+			emit(c, MOV64_REG(R0, R1));
+			emit_is(c, R0, 1);		/* offset 1 */
+			emit(c, ALU64_REG(BPF_OR, R4, R0));
+		}
+		emit(c, STX(BPF_B, R_PKT, R4, f[i].off));
+	}
+}
+
 static void emit_main(struct cg *c)
 {
 	struct label l4_done = { 0 }, hooks[NF_INET_NUMHOOKS];
@@ -1110,6 +1305,7 @@ static void emit_main(struct cg *c)
 	}
 	label_here(c, &l4_done);
 	label_free(&l4_done);
+	emit_hot_flags(c);
 	emit(c, MOV64_IMM(R_DEPTH, 0));
 
 	emit(c, LDX(BPF_W, R1, R_CTX,

@@ -75,7 +75,11 @@
  * corrupt spilled pointer on stack"), and a 4-byte store of a bounded
  * register at an aligned offset is such a spill.
  */
-#define IPT_BPF_PKT_LEN		48	/* skb->len */
+#define IPT_BPF_PKT_LEN		48	/* u32 skb->len */
+/* u8 each, 0 or 1: the L4 matches' hotdrops (emit_hot_flags()) */
+#define IPT_BPF_PKT_HOT_TCP	52
+#define IPT_BPF_PKT_HOT_8	53
+#define IPT_BPF_PKT_HOT_4	54
 #define IPT_BPF_PKT_FRAGOFF	56	/* ntohs(frag_off) & IP_OFFSET */
 #define IPT_BPF_PKT_THOFF	64	/* ihl * 4 */
 #define IPT_BPF_PKT_IN		72	/* cb[BPFILTER_CB_IN] */
