@@ -69,11 +69,10 @@
 #define IPT_BPF_PKT_L4		24	/* first bytes at thoff, 20 bytes */
 #define IPT_BPF_PKT_L4AVAIL	44	/* u32: 0, 4, 8 or 20 of them loaded */
 /*
- * The scalars below each have an 8-byte slot of their own and are stored
- * with 8-byte stores: Linux 6.1's verifier, without CAP_PERFMON, refuses
- * a narrower store into a slot that holds a spilled register ("attempt to
- * corrupt spilled pointer on stack"), and a 4-byte store of a bounded
- * register at an aligned offset is such a spill.
+ * The scalars below have 8-byte slots, from when PKT lived on the stack
+ * (Linux 6.1's verifier refuses a narrower store into a stack slot that
+ * holds a spilled register).  PKT is map memory now: the hotdrop bytes
+ * share LEN's slot.
  */
 #define IPT_BPF_PKT_LEN		48	/* u32 skb->len */
 /* u8 each, 0 or 1: the L4 matches' hotdrops (emit_hot_flags()) */
