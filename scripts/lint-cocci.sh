@@ -191,10 +191,20 @@ note "test modules: ${SECONDS}s"
 # samples' and test modules' kernel sides.  The headers shared with the
 # helpers (include/umh_sdk/{wire,rpc,helper}.h, samples/*/*.h) are user
 # space too, where kernel helpers such as min() do not exist, and so is
-# bpfilter's table code (ipt_table.c, linked only into its helper).
+# every source a sample's Kbuild lists in its <module>-umh-srcs (bpfilter's
+# ipt_table.c and ipt_bpf.c are linked only into its helper).
+helper_srcs=" "
+for kb in samples/*/Kbuild; do
+	while read -ra srcs; do
+		for f in "${srcs[@]}"; do
+			helper_srcs+="${kb%/Kbuild}/$f "
+		done
+	done < <(sed -n 's/^[A-Za-z0-9_]*-umh-srcs[[:space:]]*:=//p' "$kb")
+done
 kernel_files=(kernel/*.c kernel/*.h include/umh_sdk/umh_blob.h include/umh_sdk/compat.h)
 for f in samples/*/*.c tests/modules/*_main.c tests/modules/*.h; do
-	case $f in *_helper.c | samples/bpfilter/ipt_table.c) continue ;; esac
+	case $f in *_helper.c) continue ;; esac
+	case $helper_srcs in *" $f "*) continue ;; esac
 	kernel_files+=("$f")
 done
 note "kernel rules run on: ${kernel_files[*]}"

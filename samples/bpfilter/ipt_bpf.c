@@ -1190,10 +1190,21 @@ static int find_subprograms(struct cg *c)
 	return 0;
 }
 
-/*
- * Main: parse the packet into PKT, then run the hook's chain and, if it
- * returns from the top level, the hook's underflow entry.
- */
+/* PKT[off] = first fragment && r2 (L4AVAIL) < need, or offset 1 if 20 */
+static void emit_hot_flag(struct cg *c, int need, int off)
+{
+	emit(c, MOV64_REG(R4, R2));
+	emit(c, ALU64_IMM(BPF_SUB, R4, need));
+	emit(c, ALU64_IMM(BPF_RSH, R4, 63));	/* avail < need */
+	emit(c, ALU64_REG(BPF_AND, R4, R3));
+	if (need == 20) {
+		emit(c, MOV64_REG(R0, R1));
+		emit_is(c, R0, 1);		/* offset 1 */
+		emit(c, ALU64_REG(BPF_OR, R4, R0));
+	}
+	emit(c, STX(BPF_B, R_PKT, R4, off));
+}
+
 /*
  * The hotdrops of tcp_mt(), udp_mt(), icmp_match() and multiport_mt(),
  * once per packet: HOT_TCP is "fragment offset 1, or the first fragment
@@ -1202,31 +1213,19 @@ static int find_subprograms(struct cg *c)
  */
 static void emit_hot_flags(struct cg *c)
 {
-	static const struct { int need, off; } f[] = {
-		{ 4, IPT_BPF_PKT_HOT_4 },
-		{ 8, IPT_BPF_PKT_HOT_8 },
-		{ 20, IPT_BPF_PKT_HOT_TCP },
-	};
-	unsigned int i;
-
 	emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_FRAGOFF));
 	emit(c, MOV64_REG(R3, R1));
 	emit_is(c, R3, 0);			/* r3: first fragment */
 	emit(c, LDX(BPF_W, R2, R_PKT, IPT_BPF_PKT_L4AVAIL));
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-		emit(c, MOV64_REG(R4, R2));
-		emit(c, ALU64_IMM(BPF_SUB, R4, f[i].need));
-		emit(c, ALU64_IMM(BPF_RSH, R4, 63));	/* avail < need */
-		emit(c, ALU64_REG(BPF_AND, R4, R3));
-		if (f[i].need == 20) {
-			emit(c, MOV64_REG(R0, R1));
-			emit_is(c, R0, 1);		/* offset 1 */
-			emit(c, ALU64_REG(BPF_OR, R4, R0));
-		}
-		emit(c, STX(BPF_B, R_PKT, R4, f[i].off));
-	}
+	emit_hot_flag(c, 4, IPT_BPF_PKT_HOT_4);
+	emit_hot_flag(c, 8, IPT_BPF_PKT_HOT_8);
+	emit_hot_flag(c, 20, IPT_BPF_PKT_HOT_TCP);
 }
 
+/*
+ * Main: parse the packet into PKT, then run the hook's chain and, if it
+ * returns from the top level, the hook's underflow entry.
+ */
 static void emit_main(struct cg *c)
 {
 	struct label l4_done = { 0 }, hooks[NF_INET_NUMHOOKS];
