@@ -899,11 +899,12 @@ if [ "${BPF_DP_CORPUS:-1}" = 1 ]; then
 		corpus_from="the tables bpfilter_compare left ($ndup more were duplicates)"
 	else
 		# Each script runs dozens of iptables commands, each an exec of
-		# a dynamically linked tool: every 6th on the debug kernel.
+		# a dynamically linked tool: every 12th on the debug kernel,
+		# as bpfilter_compare runs them there.
 		corpus_from="the scripts, run here"
 		all=("$CORPUS"/*.sh)
 		step=1
-		debug_kernel && step=6
+		debug_kernel && step=12
 		for ((i = 0; i < ${#all[@]}; i += step)); do
 			corpus_scripts+=("${all[i]}")
 			corpus_cases+=("c-$(basename "${all[i]}" .sh)")
