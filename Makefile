@@ -45,7 +45,8 @@ htmldocs:
 demo: setup
 	scripts/demo.sh
 
-check: setup
+# check.sh runs scripts/setup.sh itself, in two steps (see there).
+check:
 	tests/check.sh
 
 bench: setup

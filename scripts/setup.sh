@@ -16,6 +16,11 @@
 # found by running them in a minimal root (scripts/bare-machine-check.sh),
 # with the commands each package is there for.
 #
+# setup.sh --debug-kernel installs only what scripts/debug-kernel.sh needs
+# (DEBUG_KERNEL_PACKAGES, a part of PACKAGES), so that make check can start
+# that build, its longest step on a fresh machine, before the rest of the
+# packages are in.
+#
 # tests/unit/test_setup.sh runs this script with dpkg-query, apt-cache,
 # apt-get and id stubbed on PATH.
 set -Eeuo pipefail
@@ -45,6 +50,23 @@ PACKAGES=(
 	# program the helper compiled)
 	iproute2 iputils-ping bpftool
 )
+
+# What scripts/debug-kernel.sh runs: make and gcc, the kernel build's
+# tools, tar -xJ of the source, depmod for modules_install.
+DEBUG_KERNEL_PACKAGES=(
+	linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev
+	xz-utils kmod
+)
+
+only_debug_kernel=0
+case ${1-} in
+'') ;;
+--debug-kernel) only_debug_kernel=1 ;;
+*)
+	echo "usage: setup.sh [--debug-kernel]" >&2
+	exit 2
+	;;
+esac
 
 step() { printf 'setup: %s\n' "$*"; }
 fail() {
@@ -126,14 +148,22 @@ pick_612() {
 	return 0
 }
 
-step "checking ${#PACKAGES[@]} packages"
+if ((only_debug_kernel)); then
+	want=("${DEBUG_KERNEL_PACKAGES[@]}")
+	step "checking the debug kernel build's ${#want[@]} packages"
+else
+	want=("${PACKAGES[@]}")
+	step "checking ${#want[@]} packages"
+fi
 missing=()
-for p in "${PACKAGES[@]}"; do
+for p in "${want[@]}"; do
 	installed "$p" || missing+=("$p")
 done
 
 k612=$(installed_612)
-if [[ -n $k612 ]]; then
+if ((only_debug_kernel)); then
+	:
+elif [[ -n $k612 ]]; then
 	step "6.12 kernel $k612 already installed"
 else
 	apt_update
@@ -161,6 +191,10 @@ else
 	step "all packages present"
 fi
 
+if ((only_debug_kernel)); then
+	step "done in ${SECONDS}s"
+	exit 0
+fi
 # The test harness boots what kernels.sh names: check that it finds both.
 kernels=$("$here/kernels.sh") || fail "kernels.sh found no usable 6.1 and 6.12 kernels after the install"
 step "guest kernels: ${kernels//$'\n'/ }"

@@ -76,6 +76,16 @@ run_suite() {
 # tasks by session (CONFIG_SCHED_AUTOGROUP, on in Debian's kernels), and
 # nice then ranks tasks only within their group: the group gets nice 19
 # too, or the build takes a core's share from the guests.
+# The packages come in two steps (scripts/setup.sh): what the debug kernel
+# build needs, then, while it builds, the rest.
+setup_or_die() {
+	if ! scripts/setup.sh "$@"; then
+		echo "not ok - setup: scripts/setup.sh $* failed (above)"
+		echo "0 passed, 1 failed, 0 skipped"
+		exit 1
+	fi
+}
+setup_or_die --debug-kernel
 dk_pid=
 if ! scripts/debug-kernel.sh --cached 2>/dev/null; then
 	mkdir -p build
@@ -85,6 +95,7 @@ if ! scripts/debug-kernel.sh --cached 2>/dev/null; then
 	dk_pid=$! dk_t0=$SECONDS
 	trap 'kill -- -$dk_pid 2>/dev/null' EXIT
 fi
+setup_or_die
 
 run_suite "unit" make -s -C tests/unit check
 run_suite "fuzz" make -s -C tests/fuzz check

@@ -146,9 +146,18 @@ scenario() {
 		>"$STATE/archive"
 }
 
-# run_setup [UID]: run the copy; sets rc and out.
+mapfile -t dk < <(sed -n '/^DEBUG_KERNEL_PACKAGES=(/,/^)/p' "$src" |
+	sed -e '1d;$d' -e 's/#.*//' | tr -s ' \t' '\n' | sed '/^$/d')
+if ((${#dk[@]} < 5)); then
+	echo "Bail out! cannot read DEBUG_KERNEL_PACKAGES from $src"
+	exit 1
+fi
+
+# run_setup [UID [ARG...]]: run the copy; sets rc and out.
 run_setup() {
-	out=$(STUB_UID=${1:-0} PATH=$tmp/bin:$PATH bash "$tmp/scripts/setup.sh" 2>&1)
+	local uid=${1:-0}
+	shift
+	out=$(STUB_UID=$uid PATH=$tmp/bin:$PATH bash "$tmp/scripts/setup.sh" "$@" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" >"$STATE/out"
 }
@@ -238,6 +247,32 @@ grep -vx procps "$STATE/archive" >"$STATE/a" && mv "$STATE/a" "$STATE/archive"
 run_setup
 check "a package apt does not know: setup fails" [ "$rc" != 0 ]
 check "...naming it" said "Unable to locate package procps"
+explain
+
+# ------------------------------------------- --debug-kernel
+scenario dk
+run_setup 0 --debug-kernel
+check "--debug-kernel on a bare machine: setup succeeds" [ "$rc" = 0 ]
+all=1
+for p in "${dk[@]}"; do
+	installs "$p" || { all=0; echo "# not installed: $p"; }
+	printf '%s\n' "${base[@]}" | grep -qxF -- "$p" || { all=0; echo "# not in PACKAGES: $p"; }
+done
+check "...installs the ${#dk[@]} DEBUG_KERNEL_PACKAGES, each one of PACKAGES" [ $all = 1 ]
+check "...and nothing else (no 6.12 kernel, no qemu)" eval \
+	'[ "$(grep "^apt-get install" "$STATE/apt.log" | tr " " "\n" | grep -vc -- "^-\|^apt-get$\|^install$")" = ${#dk[@]} ]'
+check "...nor asks kernels.sh for the guest kernels" eval '! said "guest kernels"'
+run_setup 0
+check "...then a plain run installs the rest, once" eval \
+	'[ "$rc" = 0 ] && [ "$(apt_calls install)" = 2 ] && installs qemu-system-x86 && installs "$(img $new)"'
+check "...and not the debug kernel's packages again" eval \
+	'[ "$(grep "^apt-get install" "$STATE/apt.log" | tail -n 1 | tr " " "\n" | grep -cxF -- linux-source-6.1)" = 0 ]'
+: >"$STATE/apt.log"
+run_setup 1000 --debug-kernel
+check "--debug-kernel with everything installed: no root, no apt-get" \
+	eval '[ "$rc" = 0 ] && [ ! -s "$STATE/apt.log" ]'
+run_setup 0 --bogus
+check "an unknown option: usage and exit status 2" eval '[ "$rc" = 2 ] && said "usage: setup.sh"'
 explain
 
 echo "1..$n"
