@@ -255,6 +255,10 @@ static int bpf_dp_check(struct bpf_insn *insn, u32 n, const int *fds)
 				goto bad;
 			break;
 		case BPF_STX:
+			/* of the atomics, only a 64-bit add without fetch */
+			if (BPF_MODE(in->code) == BPF_ATOMIC &&
+			    BPF_SIZE(in->code) == BPF_DW && in->imm == BPF_ADD)
+				break;
 			if (BPF_MODE(in->code) != BPF_MEM)
 				goto bad;
 			break;

@@ -93,7 +93,9 @@ enum bpfilter_cb {
  * Helper functions the program may call: BPF_FUNC_map_lookup_elem,
  * BPF_FUNC_skb_load_bytes and BPF_FUNC_get_smp_processor_id, and its own
  * subprograms (BPF_PSEUDO_CALL).
- * No LD_ABS/LD_IND, no atomics, no other BPF_LD_IMM64 pseudo source.
+ * Of the atomics only BPF_STX | BPF_ATOMIC | BPF_DW with imm BPF_ADD (a
+ * counter's add, no fetch).  No LD_ABS/LD_IND, no other BPF_LD_IMM64
+ * pseudo source.
  */
 enum bpfilter_map {
 	BPFILTER_MAP_COUNTERS = 0,

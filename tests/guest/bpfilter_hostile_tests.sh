@@ -112,8 +112,12 @@ t "a program that calls bpf_ktime_get_ns() is refused" \
 	hostile_refused helper 'is not allowed'
 t "a program that calls a kfunc is refused" \
 	hostile_refused kfunc 'is not allowed'
-t "a program with an atomic instruction is refused" \
+t "a program with an atomic exchange is refused" \
 	hostile_refused atomic 'is not allowed'
+t "a program with an atomic fetch-and-add is refused" \
+	hostile_refused fetchadd 'is not allowed'
+t "a program with a 32-bit atomic add is refused" \
+	hostile_refused atomicword 'is not allowed'
 t "a program with a legacy packet load is refused" \
 	hostile_refused ldabs 'is not allowed'
 t "a program for another number of entries is refused" \

@@ -103,7 +103,18 @@ static int hostile_compile(void *ctx, const void *req, size_t len,
 		if (in)
 			in->src_reg = BPF_PSEUDO_KFUNC_CALL;
 	} else if (!strcmp(how, "atomic")) {
+		/* an exchange: of the atomics only a plain add is allowed */
 		insn[0] = (struct bpf_insn){ .code = BPF_STX | BPF_ATOMIC | BPF_DW,
+					     .dst_reg = BPF_REG_10,
+					     .src_reg = BPF_REG_1, .off = -8,
+					     .imm = BPF_XCHG };
+	} else if (!strcmp(how, "fetchadd")) {
+		insn[0] = (struct bpf_insn){ .code = BPF_STX | BPF_ATOMIC | BPF_DW,
+					     .dst_reg = BPF_REG_10,
+					     .src_reg = BPF_REG_1, .off = -8,
+					     .imm = BPF_ADD | BPF_FETCH };
+	} else if (!strcmp(how, "atomicword")) {
+		insn[0] = (struct bpf_insn){ .code = BPF_STX | BPF_ATOMIC | BPF_W,
 					     .dst_reg = BPF_REG_10,
 					     .src_reg = BPF_REG_1, .off = -8,
 					     .imm = BPF_ADD };
