@@ -151,9 +151,9 @@ int bpfilter_handle_compile(void *ctx, const void *req, size_t len,
 	if (ifs)
 		memcpy(p + sizeof(hdr), prog.ifaces, ifs);
 	memcpy(p + sizeof(hdr) + ifs, prog.insns, insns);
-	umh_info("compiled table '%s': %u entries, %u insns, %u interface patterns, %u subprograms, %u frames",
+	umh_info("compiled table '%s': %u entries, %u insns, %u interface patterns, %u subprograms, %u frames, %u decision trees",
 		 repl.name, prog.number, prog.n_insns, prog.n_ifaces,
-		 prog.n_subprogs, prog.max_frames);
+		 prog.n_subprogs, prog.max_frames, prog.n_trees);
 	ipt_bpf_free(&prog);
 	return 0;
 }

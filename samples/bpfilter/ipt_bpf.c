@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include <linux/bpf.h>
 #include <linux/ip.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
@@ -77,8 +79,11 @@ static struct bpf_insn insn(__u8 code, __u8 dst, __u8 src, __s16 off,
 #define ALU64_REG(op, d, s)	insn(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
 #define ALU32_IMM(op, d, v)	insn(BPF_ALU | (op) | BPF_K, d, 0, 0, v)
 #define BSWAP16(d)		insn(BPF_ALU | BPF_END | BPF_TO_BE, d, 0, 0, 16)
+#define BSWAP32(d)		insn(BPF_ALU | BPF_END | BPF_TO_BE, d, 0, 0, 32)
 #define LDX(sz, d, s, o)	insn(BPF_LDX | (sz) | BPF_MEM, d, s, o, 0)
 #define STX(sz, d, s, o)	insn(BPF_STX | (sz) | BPF_MEM, d, s, o, 0)
+/* *(u64 *)(d + o) += s, atomically (the one atomic bpfilter_dp allows) */
+#define XADD64(d, s, o)		insn(BPF_STX | BPF_DW | BPF_ATOMIC, d, s, o, BPF_ADD)
 #define ST_IMM(sz, d, o, v)	insn(BPF_ST | (sz) | BPF_MEM, d, 0, o, v)
 #define JMP_IMM(op, d, v, o)	insn(BPF_JMP | (op) | BPF_K, d, 0, o, v)
 #define JMP_REG(op, d, s, o)	insn(BPF_JMP | (op) | BPF_X, d, s, o, 0)
@@ -151,6 +156,7 @@ struct cg {
 	struct ent *ents;
 	struct sub *subs;
 	unsigned int n_subs;
+	unsigned int n_trees;	/* emit_group() */
 	unsigned int stacksize;	/* ipt_do_table()'s: ERROR entries */
 	struct label next;	/* the current entry's "no match" */
 	struct label exit;	/* the current function's exit */
@@ -1058,6 +1064,434 @@ static void emit_entry(struct cg *c, unsigned int idx)
 	label_here(c, &c->next);
 }
 
+/* ---- classification: a run of one-field rules as a decision tree ---- */
+
+/*
+ * A run of at least GRP_MIN consecutive entries that each test one field
+ * the same way (the source or destination address against a prefix, or
+ * the tcp or udp source or destination port against a range, nothing
+ * else) and end the packet's traversal (ACCEPT, DROP: an absolute
+ * verdict) is compiled as a binary search over that field's value: the
+ * first entry of the run that matches is known at compile time for every
+ * value, so a packet takes log2(run) comparisons instead of one test per
+ * entry, and the counters and verdicts are ipt_do_table()'s.  Other
+ * entries stay straight-line code.
+ */
+#define GRP_MIN		4
+#define GRP_MAX		2048	/* counters within a 16-bit offset of r3 */
+#define GRP_NOBODY	(~0U)
+
+enum grp_field { GF_SADDR = 1, GF_DADDR, GF_SPORT, GF_DPORT };
+
+struct grp_rule {
+	enum grp_field field;
+	__u16 proto;
+	__u32 lo, hi;		/* host order, inclusive */
+	unsigned int verdict;	/* NF_* */
+};
+
+/* [lo, hi] of the values an elementary segment holds: from lo up. */
+struct grp_seg {
+	__u32 lo;
+	unsigned int owner;	/* index in the run, or GRP_NOBODY */
+};
+
+static bool all_zero(const unsigned char *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* The range of a prefix @addr/@msk (network order); false if no prefix. */
+static bool grp_prefix(__u32 addr, __u32 msk, struct grp_rule *g)
+{
+	__u32 m = ntohl(msk), a = ntohl(addr), x = ~m;
+
+	if (!m || (x & (x + 1)) || (a & x))
+		return false;
+	g->lo = a;
+	g->hi = a | x;
+	return true;
+}
+
+/* Entry @idx as one field's range, if it has the shape a run needs. */
+static bool grp_shape(const struct cg *c, unsigned int idx, struct grp_rule *g)
+{
+	const struct ipt_entry *e = c->ents[idx].e;
+	const struct ipt_ip *ip = &e->ip;
+	const __u16 *sp = NULL, *dp = NULL;
+	unsigned int off = sizeof(*e);
+	struct xt_tcp t;
+	struct xt_udp u;
+	int v;
+
+	if (target_of(e)->u.user.name[0])
+		return false;
+	v = verdict_of(e);
+	if (v >= 0 || v == XT_RETURN || -v - 1 > NF_MAX_VERDICT)
+		return false;
+	if (ip->flags || ip->invflags ||
+	    !all_zero(ip->iniface_mask, IFNAMSIZ) ||
+	    !all_zero(ip->outiface_mask, IFNAMSIZ))
+		return false;
+	memset(g, 0, sizeof(*g));
+	g->verdict = (unsigned int)(-v - 1);
+	g->proto = ip->proto;
+	if (ip->smsk.s_addr && !ip->dmsk.s_addr && !ip->dst.s_addr &&
+	    !ip->proto) {
+		g->field = GF_SADDR;
+		if (!grp_prefix(ip->src.s_addr, ip->smsk.s_addr, g))
+			return false;
+	} else if (ip->dmsk.s_addr && !ip->smsk.s_addr && !ip->src.s_addr &&
+		   !ip->proto) {
+		g->field = GF_DADDR;
+		if (!grp_prefix(ip->dst.s_addr, ip->dmsk.s_addr, g))
+			return false;
+	} else if (ip->smsk.s_addr || ip->dmsk.s_addr || ip->src.s_addr ||
+		   ip->dst.s_addr ||
+		   (ip->proto != IPPROTO_TCP && ip->proto != IPPROTO_UDP)) {
+		return false;
+	}
+	while (off < e->target_offset) {
+		const struct xt_entry_match *m = (const void *)((const char *)e +
+								off);
+		const char *name = m->u.user.name;
+
+		off += m->u.match_size;
+		if (!strcmp(name, "comment"))
+			continue;
+		if (g->field || sp || m->u.user.revision)
+			return false;
+		if (ip->proto == IPPROTO_TCP && !strcmp(name, "tcp")) {
+			memcpy(&t, m->data, sizeof(t));
+			if (t.flg_mask || t.flg_cmp || t.option || t.invflags)
+				return false;
+			sp = t.spts;
+			dp = t.dpts;
+		} else if (ip->proto == IPPROTO_UDP && !strcmp(name, "udp")) {
+			memcpy(&u, m->data, sizeof(u));
+			if (u.invflags)
+				return false;
+			sp = u.spts;
+			dp = u.dpts;
+		} else {
+			return false;
+		}
+	}
+	if (g->field)
+		return true;
+	if (!sp)
+		return false;
+	if (sp[0] == 0 && sp[1] == 0xFFFF && dp[0] <= dp[1]) {
+		g->field = GF_DPORT;
+		g->lo = dp[0];
+		g->hi = dp[1];
+	} else if (dp[0] == 0 && dp[1] == 0xFFFF && sp[0] <= sp[1]) {
+		g->field = GF_SPORT;
+		g->lo = sp[0];
+		g->hi = sp[1];
+	} else {
+		return false;
+	}
+	/* a full range tests nothing: ordinary code is as short */
+	return g->lo || g->hi != 0xFFFF;
+}
+
+/*
+ * The run starting at entry @k: how many entries (at most GRP_MAX; 0 when
+ * fewer than GRP_MIN), their ranges in @g.  It stops before an entry that
+ * starts a subprogram (a call or a fall enters there).
+ */
+static unsigned int grp_run(struct cg *c, unsigned int k,
+			    struct grp_rule *g)
+{
+	unsigned int n = 0;
+
+	while (k + n < c->t->number && n < GRP_MAX) {
+		if (n && c->ents[k + n].sub != NO_SUB)
+			break;
+		if (!grp_shape(c, k + n, &g[n]))
+			break;
+		if (n && (g[n].field != g[0].field || g[n].proto != g[0].proto))
+			break;
+		n++;
+	}
+	return n;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static unsigned int seg_at(const __u32 *pts, unsigned int n, __u32 v)
+{
+	const __u32 *p = bsearch(&v, pts, n, sizeof(*pts), cmp_u32);
+
+	return (unsigned int)(p - pts);
+}
+
+static unsigned int unpainted(unsigned int *nxt, unsigned int k)
+{
+	unsigned int r = k, t;
+
+	while (nxt[r] != r)
+		r = nxt[r];
+	while (nxt[k] != r) {	/* path compression */
+		t = nxt[k];
+		nxt[k] = r;
+		k = t;
+	}
+	return r;
+}
+
+/*
+ * The field's values cut into segments where the first matching rule of
+ * the run is the same; neighbours with the same owner merged.  Returns
+ * their number (0 on allocation failure), the segments in *@out.
+ */
+static unsigned int grp_segments(struct cg *c, const struct grp_rule *g,
+				 unsigned int n, __u32 max, struct grp_seg **out)
+{
+	unsigned int np = 0, i, k, end, ns = 0, *nxt, *owner;
+	struct grp_seg *s;
+	__u32 *pts;
+
+	pts = malloc((2 * (size_t)n + 1) * sizeof(*pts));
+	nxt = malloc((2 * (size_t)n + 2) * sizeof(*nxt));
+	owner = malloc((2 * (size_t)n + 1) * sizeof(*owner));
+	s = malloc((2 * (size_t)n + 1) * sizeof(*s));
+	if (!pts || !nxt || !owner || !s) {
+		fail(c, -ENOMEM, "out of memory");
+		goto out;
+	}
+	pts[np++] = 0;
+	for (i = 0; i < n; i++) {
+		pts[np++] = g[i].lo;
+		if (g[i].hi != max)
+			pts[np++] = g[i].hi + 1;
+	}
+	qsort(pts, np, sizeof(*pts), cmp_u32);
+	for (i = 1, k = 1; i < np; i++)
+		if (pts[i] != pts[k - 1])
+			pts[k++] = pts[i];
+	np = k;
+	for (i = 0; i <= np; i++)
+		nxt[i] = i;
+	for (i = 0; i < np; i++)
+		owner[i] = GRP_NOBODY;
+	/* in rule order, each rule owns what no earlier rule took */
+	for (i = 0; i < n; i++) {
+		end = g[i].hi == max ? np : seg_at(pts, np, g[i].hi + 1);
+		for (k = unpainted(nxt, seg_at(pts, np, g[i].lo)); k < end;
+		     k = unpainted(nxt, k + 1)) {
+			owner[k] = i;
+			nxt[k] = k + 1;
+		}
+	}
+	for (i = 0; i < np; i++) {
+		if (ns && s[ns - 1].owner == owner[i])
+			continue;
+		s[ns].lo = pts[i];
+		s[ns].owner = owner[i];
+		ns++;
+	}
+out:
+	free(pts);
+	free(nxt);
+	free(owner);
+	if (c->err) {
+		free(s);
+		return 0;
+	}
+	*out = s;
+	return ns;
+}
+
+static __u32 grp_max(const struct grp_rule *g)
+{
+	return g->field == GF_SADDR || g->field == GF_DADDR ? 0xFFFFFFFFU :
+							      0xFFFF;
+}
+
+/* Whether the first @n rules of a run match every value of the field. */
+static bool grp_covers(struct cg *c, const struct grp_rule *g,
+		       unsigned int n)
+{
+	struct grp_seg *s = NULL;
+	unsigned int ns, i;
+	bool all = true;
+
+	ns = grp_segments(c, g, n, grp_max(g), &s);
+	for (i = 0; i < ns; i++)
+		if (s[i].owner == GRP_NOBODY)
+			all = false;
+	free(s);
+	return all && ns;
+}
+
+/*
+ * How many entries from @k to compile as one tree (0: none).  A run whose
+ * prefixes cover every address ends before the rule that completes the
+ * cover: every entry after a tree stays reachable, as after straight-line
+ * code, which is what find_subprograms() assumed.
+ */
+static unsigned int grp_length(struct cg *c, unsigned int k,
+			       struct grp_rule *g)
+{
+	unsigned int n = grp_run(c, k, g), lo, hi;
+
+	if (n >= GRP_MIN && grp_covers(c, g, n)) {
+		/* the fewest first rules that cover: lo */
+		lo = 1;
+		hi = n;
+		while (lo < hi) {
+			unsigned int mid = lo + (hi - lo) / 2;
+
+			if (grp_covers(c, g, mid))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		n = lo - 1;
+	}
+	return n >= GRP_MIN && !c->err ? n : 0;
+}
+
+/* Where a tree's jump at @pc lands: here. */
+static void patch_here(struct cg *c, unsigned int pc)
+{
+	long d = (long)c->n - (long)pc - 1;
+
+	if (c->err)
+		return;
+	if (d > INT16_MAX) {
+		fail(c, -E2BIG, "jump over %ld instructions", d);
+		return;
+	}
+	c->insns[pc].off = (__s16)d;
+}
+
+#define CNT_P	offsetof(struct xt_counters, pcnt)
+#define CNT_B	offsetof(struct xt_counters, bcnt)
+
+/*
+ * Binary search of r1 over segments [a, b): a leaf with an owner counts
+ * it and jumps to its verdict's tail; one without goes on after the run
+ * (@end).
+ */
+static void emit_tree(struct cg *c, const struct grp_seg *s, unsigned int a,
+		      unsigned int b, const struct grp_rule *g,
+		      struct label *end, struct label *tails)
+{
+	unsigned int m = a + (b - a) / 2, pc;
+
+	if (c->err)
+		return;
+	if (b - a == 1) {
+		unsigned int o = s[a].owner;
+		int off;
+
+		if (o == GRP_NOBODY) {
+			emit_jmp(c, end, JA(0));
+			return;
+		}
+		/* ADD_COUNTER(): r3 the run's first counter, r4 1, r5 len */
+		off = (int)(o * sizeof(struct xt_counters));
+		emit(c, XADD64(R3, R4, off + CNT_P));
+		emit(c, XADD64(R3, R5, off + CNT_B));
+		emit_jmp(c, &tails[g[o].verdict], JA(0));
+		return;
+	}
+	/* a half that is one segment without owner: jump straight on */
+	if (b - m == 1 && s[m].owner == GRP_NOBODY) {
+		emit_jmp(c, end, JMP32_IMM(BPF_JGE, R1, (__s32)s[m].lo, 0));
+		emit_tree(c, s, a, m, g, end, tails);
+		return;
+	}
+	if (m - a == 1 && s[a].owner == GRP_NOBODY) {
+		emit_jmp(c, end, JMP32_IMM(BPF_JLT, R1, (__s32)s[m].lo, 0));
+		emit_tree(c, s, m, b, g, end, tails);
+		return;
+	}
+	pc = c->n;
+	emit(c, JMP32_IMM(BPF_JGE, R1, (__s32)s[m].lo, 0));
+	emit_tree(c, s, a, m, g, end, tails);
+	patch_here(c, pc);
+	emit_tree(c, s, m, b, g, end, tails);
+}
+
+/*
+ * The run of @n entries from @first (grp_run()).  Its tests before the
+ * field are the first entry's (all have them): a port run's protocol,
+ * hotdrop and fragment tests, as emit_l4_start().  Each leaf counts its
+ * entry at a constant offset (a variable one would have the verifier,
+ * without CAP_PERFMON, follow speculative paths that multiply) with two
+ * atomic adds (this CPU's block: not for atomicity, for two instructions
+ * instead of six), then jumps to its verdict's tail.
+ */
+static void emit_group(struct cg *c, unsigned int first, unsigned int n,
+		       const struct grp_rule *g)
+{
+	struct label end = { 0 }, tails[NF_MAX_VERDICT + 1];
+	unsigned int ns, v;
+	struct grp_seg *s = NULL;
+	bool port = grp_max(g) == 0xFFFF;
+
+	memset(tails, 0, sizeof(tails));
+	c->n_trees++;
+	/* every exit jump of the run stays in reach of the next flush */
+	if (c->exit.n) {
+		emit(c, JA(1));
+		label_here(c, &c->exit);
+		emit(c, EXIT());
+	}
+	c->acc = false;
+	c->one.valid = false;
+	if (port) {
+		bool tcp = g[0].proto == IPPROTO_TCP;
+
+		emit(c, LDX(BPF_B, R1, R_PKT, IP_PROTO));
+		emit_jmp(c, &end, JMP_IMM(BPF_JNE, R1, g[0].proto, 0));
+		emit(c, LDX(BPF_B, R1, R_PKT,
+			    tcp ? IPT_BPF_PKT_HOT_TCP : IPT_BPF_PKT_HOT_8));
+		emit_hotdrop_if(c, R1);
+		emit(c, LDX(BPF_W, R1, R_PKT, IPT_BPF_PKT_FRAGOFF));
+		emit_jmp(c, &end, JMP_IMM(BPF_JNE, R1, 0, 0));
+		emit_port(c, R1, g[0].field == GF_SPORT ? 0 : 2);
+	} else {
+		emit(c, LDX(BPF_W, R1, R_PKT,
+			    g[0].field == GF_SADDR ? IP_SADDR : IP_DADDR));
+		emit(c, BSWAP32(R1));
+	}
+	emit(c, MOV64_REG(R3, R_CNT));
+	if (first)
+		emit(c, ALU64_IMM(BPF_ADD, R3,
+				  (__s32)(first * sizeof(struct xt_counters))));
+	emit(c, MOV64_IMM(R4, 1));
+	emit(c, LDX(BPF_W, R5, R_PKT, IPT_BPF_PKT_LEN));
+	ns = grp_segments(c, g, n, grp_max(g), &s);
+	if (ns)
+		emit_tree(c, s, 0, ns, g, &end, tails);
+	free(s);
+
+	for (v = 0; v <= NF_MAX_VERDICT; v++) {
+		if (!tails[v].n)
+			continue;
+		label_here(c, &tails[v]);
+		emit(c, MOV64_IMM(R0, (__s32)v));
+		emit_exit(c);
+	}
+	for (v = 0; v <= NF_MAX_VERDICT; v++)
+		label_free(&tails[v]);
+	label_here(c, &end);
+	label_free(&end);
+}
+
 /*
  * The entries from @k, in order, until one always leaves; a fall into
  * the start of a subprogram calls it and leaves with its result (a fall
@@ -1065,13 +1499,25 @@ static void emit_entry(struct cg *c, unsigned int idx)
  */
 static void emit_run(struct cg *c, unsigned int k)
 {
-	unsigned int i;
+	struct grp_rule *g;
+	unsigned int i, n;
 
+	g = malloc(GRP_MAX * sizeof(*g));
+	if (!g) {
+		fail(c, -ENOMEM, "out of memory");
+		return;
+	}
 	for (i = k; !c->err; i++) {
 		flush_exit(c, false);
-		emit_entry(c, i);
-		if (c->ents[i].terminal)
-			break;
+		n = grp_length(c, i, g);
+		if (n) {
+			emit_group(c, i, n, g);
+			i += n - 1;
+		} else {
+			emit_entry(c, i);
+			if (c->ents[i].terminal)
+				break;
+		}
 		if (i + 1 >= c->t->number) {
 			/* translate_table() lets no chain fall off the end */
 			fail(c, -EINVAL, "entry %u falls off the table", i);
@@ -1083,6 +1529,7 @@ static void emit_run(struct cg *c, unsigned int k)
 			break;
 		}
 	}
+	free(g);
 }
 
 /* A goto's chain, here: emit_run() with the goto entry's own labels kept. */
@@ -1547,6 +1994,7 @@ int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
 	out->ifaces = c.ifaces;
 	out->n_ifaces = c.n_ifaces;
 	out->n_subprogs = c.n_subs;
+	out->n_trees = c.n_trees;
 	out->max_frames = (unsigned int)frames;
 	c.insns = NULL;
 	c.ifaces = NULL;

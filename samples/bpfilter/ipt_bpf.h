@@ -63,9 +63,15 @@
 /* What a subprogram returns when a RETURN popped the frame it started in. */
 #define IPT_BPF_RET		0xffU
 
-/* struct ipt_bpf_pkt, on main's stack; offsets from its start. */
+/*
+ * PKT: where main parses the packet, the BPFILTER_SCRATCH bytes after the
+ * counters in this CPU's block of BPFILTER_MAP_COUNTERS; offsets from its
+ * start.
+ */
 #define IPT_BPF_PKT_SIZE	128
 #define IPT_BPF_PKT_IP		0	/* the IPv4 header, 20 bytes */
+/* u32: the counter offset a decision tree's leaf hands on (emit_group()) */
+#define IPT_BPF_PKT_GRP		20
 #define IPT_BPF_PKT_L4		24	/* first bytes at thoff, 20 bytes */
 #define IPT_BPF_PKT_L4AVAIL	44	/* u32: 0, 4, 8 or 20 of them loaded */
 /*
@@ -94,6 +100,8 @@
  * @ifaces:	interface patterns; bit j of BPFILTER_MAP_IFACES is @ifaces[j]
  * @n_ifaces:	their number
  * @n_subprogs:	subprograms besides main (for the log)
+ * @n_trees:	runs of one-field rules compiled as a decision tree (for the
+ *		log)
  * @max_frames:	deepest call chain, main included (for the log)
  */
 struct ipt_bpf_prog {
@@ -103,6 +111,7 @@ struct ipt_bpf_prog {
 	struct bpfilter_iface *ifaces;
 	unsigned int n_ifaces;
 	unsigned int n_subprogs;
+	unsigned int n_trees;
 	unsigned int max_frames;
 };
 

@@ -13,6 +13,7 @@
  *
  * IPT_BPF_SEED=<n> replays a run (the seed is printed).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -351,6 +352,74 @@ static void r_matches(struct tbl *b, unsigned int proto)
 }
 
 /*
+ * With r_runs set, r_table() also makes runs of rules that each test one
+ * field (a source or destination prefix, a tcp or udp port range) and end
+ * with an absolute verdict: what ipt_bpf.c compiles as a decision tree.
+ * Prefixes of one pool address overlap, ranges nest and repeat; a run
+ * sometimes holds a rule of another shape or a RETURN, which splits it.
+ */
+static bool r_runs;
+
+struct run {
+	unsigned int left, field, proto;
+};
+
+static void r_run_rule(struct tbl *b, struct run *r)
+{
+	static const int vs[] = { V_ACCEPT, V_DROP, V_DROP, V_QUEUE };
+	struct ipt_ip ip;
+	__u16 pr[2];
+	int v = vs[rn(4)];
+
+	memset(&ip, 0, sizeof(ip));
+	if (r->field < 2) {
+		unsigned int len = pct(30) ? 32 : 1 + rn(32);
+		uint32_t m = htonl(len == 32 ? 0xFFFFFFFFU : ~(0xFFFFFFFFU >> len));
+		uint32_t a = r_addr() & m;
+
+		if (r->field == 0) {
+			ip.src.s_addr = a;
+			ip.smsk.s_addr = m;
+		} else {
+			ip.dst.s_addr = a;
+			ip.dmsk.s_addr = m;
+		}
+	} else {
+		ip.proto = (__u16)r->proto;
+	}
+	if (pct(3))	/* another shape: ends the run */
+		ip.invflags |= ip.proto ? IPT_INV_PROTO : IPT_INV_SRCIP;
+	if (pct(3))
+		v = XT_RETURN;
+	t_entry(b, &ip);
+	if (ip.proto && !(ip.invflags & IPT_INV_PROTO)) {
+		pr[0] = (__u16)r_port();
+		pr[1] = pct(50) ? pr[0] : (__u16)r_port();
+		if (pr[0] > pr[1]) {
+			__u16 x = pr[0];
+
+			pr[0] = pr[1];
+			pr[1] = x;
+		}
+		if (r->proto == IPPROTO_TCP) {
+			struct xt_tcp m = { .spts = { 0, 0xFFFF },
+					    .dpts = { 0, 0xFFFF } };
+
+			memcpy(r->field == 2 ? m.spts : m.dpts, pr, sizeof(pr));
+			t_match(b, "tcp", 0, &m, sizeof(m));
+		} else {
+			struct xt_udp m = { .spts = { 0, 0xFFFF },
+					    .dpts = { 0, 0xFFFF } };
+
+			memcpy(r->field == 2 ? m.spts : m.dpts, pr, sizeof(pr));
+			t_match(b, "udp", 0, &m, sizeof(m));
+		}
+	}
+	t_std(b, v, -1);
+	r->left--;
+}
+
+/*
  * A filter table: INPUT, FORWARD, OUTPUT, then @nuser user chains; a
  * chain jumps only to later user chains (no loops).
  */
@@ -381,6 +450,8 @@ static int r_table(struct ipt_table *t, unsigned int nuser,
 			t_error(b, "chain");
 		else
 			b->hook_entry[hook] = b->size;
+		struct run run = { 0 };
+
 		for (i = 0; i < nrules[c]; i++) {
 			unsigned int proto = protos[rn(7)], k;
 			bool fixed = proto == IPPROTO_TCP ||
@@ -389,6 +460,15 @@ static int r_table(struct ipt_table *t, unsigned int nuser,
 			struct ipt_ip ip;
 			int v = 0, jump = -1;
 
+			if (r_runs && !run.left && pct(20)) {
+				run.left = 4 + rn(30);
+				run.field = rn(4);
+				run.proto = pct(50) ? IPPROTO_TCP : IPPROTO_UDP;
+			}
+			if (run.left) {
+				r_run_rule(b, &run);
+				continue;
+			}
 			r_ip(&ip, proto, fixed);
 			k = rn(10);
 			if (n > 3 && (c < 3 || c + 1 < n) && k >= 6) {
@@ -837,7 +917,14 @@ static int prog_load(const struct bpf_insn *insns, unsigned int n,
 	a.insns = (__u64)(uintptr_t)insns;
 	a.insn_cnt = n;
 	a.license = (__u64)(uintptr_t)"GPL";
+	if (getenv("VSTATS")) {
+		a.log_buf = (__u64)(uintptr_t)vlog;
+		a.log_size = sizeof(vlog);
+		a.log_level = 4;
+		vlog[0] = 0;
+	}
 	fd = sys_bpf(BPF_PROG_LOAD, &a);
+	if (getenv("VSTATS")) { char *q = strstr(vlog, "processed"); fprintf(stderr, "n=%u %.80s\n", n, q ? q : "?"); a.log_buf = 0; a.log_size = 0; a.log_level = 0; }
 	if (fd >= 0 || !log_on_fail)
 		return fd;
 	/* the errno without a log: with one, a full log buffer is ENOSPC */
@@ -1164,21 +1251,24 @@ static void test_too_many_ifaces(void)
 	free(b);
 }
 
-static void test_random(const char *no_bpf, uint64_t seed)
+static void test_random(const char *no_bpf, uint64_t seed, bool runs)
 {
+	const char *what = runs ? "random tables with one-field runs" :
+			   "random tables";
 	unsigned int tables = 0, pairs = 0, bad_verdict = 0, bad_count = 0;
 	unsigned int refused = 0, deep = 0, load_fail = 0, run_fail = 0;
-	unsigned int max_insns = 0, ti;
+	unsigned int max_insns = 0, ti, trees = 0;
 	struct timespec t0, t1;
 
 	if (no_bpf) {
-		ok(1, "random tables: verdicts as ipt_do_table # SKIP %s",
+		ok(1, "%s: verdicts as ipt_do_table # SKIP %s", what,
 		   no_bpf);
-		ok(1, "random tables: counters as ipt_do_table # SKIP %s",
+		ok(1, "%s: counters as ipt_do_table # SKIP %s", what,
 		   no_bpf);
 		return;
 	}
 	rng_state = seed;
+	r_runs = runs;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (ti = 0; ti < 300; ti++) {
 		static struct xt_counters want[12000];
@@ -1189,7 +1279,7 @@ static void test_random(const char *no_bpf, uint64_t seed)
 		unsigned int k, i;
 		int ret;
 
-		if (r_table(&t, rn(5), 1 + rn(8), why)) {
+		if (r_table(&t, rn(5), 1 + rn(runs ? 60 : 8), why)) {
 			refused++;
 			if (refused < 3)
 				tap_diag("table %u refused by translate: %s",
@@ -1207,6 +1297,7 @@ static void test_random(const char *no_bpf, uint64_t seed)
 			continue;
 		}
 		tables++;
+		trees += bp.n_trees;
 		if (bp.n_insns > max_insns)
 			max_insns = bp.n_insns;
 		if (load(&bp, &l)) {
@@ -1256,17 +1347,19 @@ static void test_random(const char *no_bpf, uint64_t seed)
 		ipt_bpf_free(&bp);
 		ipt_table_free(&t);
 	}
+	r_runs = false;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	tap_diag("%u tables compiled and run (%u refused by translate, %u nested too deep), %u packets, largest program %u insns, %.1f s",
-		 tables, refused, deep, pairs, max_insns,
+	tap_diag("%s: %u compiled and run (%u refused by translate, %u nested too deep), %u decision trees, %u packets, largest program %u insns, %.1f s",
+		 what, tables, refused, deep, trees, pairs, max_insns,
 		 (double)(t1.tv_sec - t0.tv_sec) +
 		 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	/* with runs, most tables must have one compiled as a tree */
 	ok(tables >= 200 && pairs >= 4000 && !load_fail && !run_fail &&
-	   !bad_verdict,
-	   "random tables: %u (table, packet) pairs, verdicts as ipt_do_table (seed %llu)",
-	   pairs, (unsigned long long)seed);
+	   !bad_verdict && (!runs || trees >= tables / 2),
+	   "%s: %u (table, packet) pairs, verdicts as ipt_do_table (seed %llu)",
+	   what, pairs, (unsigned long long)seed);
 	ok(tables >= 200 && !bad_count,
-	   "random tables: counters as ipt_do_table (seed %llu)",
+	   "%s: counters as ipt_do_table (seed %llu)", what,
 	   (unsigned long long)seed);
 }
 
@@ -1389,6 +1482,97 @@ static void test_big(const char *no_bpf)
 	}
 }
 
+/*
+ * facebook/bpfilter's dropAfterXRules shape: @n rules "-p tcp --dport
+ * <i + 1> -j ACCEPT" in INPUT, policy DROP, as one decision tree per
+ * 2,048 rules.  A packet to port 1000 is accepted by rule 999 (and
+ * counted there), one to a port no rule names and a udp one are dropped.
+ */
+static void test_port_tree(const char *no_bpf, unsigned int n)
+{
+	static const struct { unsigned int proto, port, verdict; } cases[] = {
+		{ IPPROTO_TCP, 1000, NF_ACCEPT },
+		{ IPPROTO_TCP, 1, NF_ACCEPT },
+		{ IPPROTO_TCP, 60000, NF_DROP },
+		{ IPPROTO_UDP, 1000, NF_DROP },
+	};
+	struct tbl *b = calloc(1, sizeof(*b));
+	char why[IPT_TABLE_WHY_LEN];
+	struct xt_counters cnt = { 0 };
+	struct ipt_bpf_prog bp;
+	struct ipt_table t;
+	struct loaded l;
+	unsigned int h, i, bad = 0;
+
+	if (!b)
+		abort();
+	for (h = 1; h <= 3; h++) {
+		b->hook_entry[h] = b->size;
+		for (i = 0; h == 1 && i < n; i++) {
+			struct ipt_ip ip = { .proto = IPPROTO_TCP };
+			struct xt_tcp m = { .spts = { 0, 0xFFFF },
+					    .dpts = { i + 1, i + 1 } };
+
+			t_entry(b, &ip);
+			t_match(b, "tcp", 0, &m, sizeof(m));
+			t_std(b, V_ACCEPT, -1);
+		}
+		b->underflow[h] = b->size;
+		t_entry(b, NULL);
+		t_std(b, h == 1 ? V_DROP : V_ACCEPT, -1);
+	}
+	t_error(b, XT_ERROR_TARGET);
+	if (t_finish(b, &t, why))
+		abort();
+	free(b->buf);
+	free(b);
+	if (ipt_bpf_compile(&t, &bp, why, sizeof(why))) {
+		ok(0, "%u port rules compile: %s", n, why);
+		ipt_table_free(&t);
+		return;
+	}
+	if (no_bpf) {
+		ok(bp.n_trees == (n + 2047) / 2048,
+		   "%u port rules: %u insns, %u decision trees; run # SKIP %s",
+		   n, bp.n_insns, bp.n_trees, no_bpf);
+		goto out;
+	}
+	if (load(&bp, &l)) {
+		ok(0, "%u port rules (%u insns) load", n, bp.n_insns);
+		unload(&l);
+		goto out;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pkt p;
+		__u32 got = ~0U;
+
+		memset(&p, 0, sizeof(p));
+		p.d[12] = 8;
+		p.d[14] = 0x45;
+		p.d[14 + 9] = (unsigned char)cases[i].proto;
+		p.d[14 + 20 + 2] = (unsigned char)(cases[i].port >> 8);
+		p.d[14 + 20 + 3] = (unsigned char)cases[i].port;
+		p.d[14 + 20 + 12] = 0x50;	/* tcp doff 5 */
+		p.len = 40;
+		p.hook = NF_INET_LOCAL_IN;
+		if (prog_run(l.prog, &p, &got) || got != cases[i].verdict) {
+			tap_diag("%s port %u: verdict %u, want %u",
+				 cases[i].proto == IPPROTO_TCP ? "tcp" : "udp",
+				 cases[i].port, got, cases[i].verdict);
+			bad++;
+		}
+	}
+	if (read_counter(l.counters, 999, &cnt) || cnt.pcnt != 1)
+		bad++;
+	ok(!bad && bp.n_trees == (n + 2047) / 2048,
+	   "%u port rules: %u insns, %u decision trees, verdicts and rule 999's counter (%llu packets) right",
+	   n, bp.n_insns, bp.n_trees, (unsigned long long)cnt.pcnt);
+	unload(&l);
+out:
+	ipt_bpf_free(&bp);
+	ipt_table_free(&t);
+}
+
 int main(void)
 {
 	const char *seed_env = getenv("IPT_BPF_SEED");
@@ -1417,7 +1601,10 @@ int main(void)
 	test_init_filter();
 	test_limits();
 	test_too_many_ifaces();
-	test_random(no_bpf, seed);
+	test_random(no_bpf, seed, false);
+	test_random(no_bpf, seed, true);
 	test_big(no_bpf);
+	test_port_tree(no_bpf, 2048);
+	test_port_tree(no_bpf, 10000);
 	return tap_done();
 }
