@@ -10,7 +10,8 @@
  * (names, numbers, !), -f, tcp (ports, ranges, --tcp-flags, --syn,
  * --tcp-option), udp, icmp, multiport, comment; ACCEPT, DROP, RETURN, no
  * target, -j and -g to user chains (which only call chains after them, so
- * there are no loops, at most 4 deep).  Probes take their ports, ICMP
+ * there are no loops, at most 4 deep), and runs of one-field rules (see
+ * run()).  Probes take their ports, ICMP
  * types, TCP options and addresses mostly from what the rules name, so
  * that matches hit as well as miss.
  */
@@ -217,6 +218,37 @@ static void rule(FILE *f, const char *chain, int k, int nchains, int self)
 	fprintf(f, "\n");
 }
 
+/*
+ * A run of 4 to 15 rules that each test one field, the same one (a source
+ * or destination prefix, a tcp or udp port or range), with ACCEPT or DROP:
+ * what ipt_bpf.c compiles as a decision tree.  Prefixes overlap, ports
+ * repeat and ranges nest; now and then a rule of another shape, or one
+ * with RETURN, splits the run.
+ */
+static void run(FILE *f, const char *chain, int user)
+{
+	static const char *const dirs[] = { "-s", "-d", "--sport", "--dport" };
+	int field = rn(4), n = 4 + rn(12), tcp = pct(50);
+	char b[64];
+
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "-A %s", chain);
+		if (field < 2) {
+			fprintf(f, " %s%s %s", pct(4) ? "! " : "", dirs[field],
+				PICK(prefixes));
+		} else {
+			port_spec(b, sizeof(b));
+			fprintf(f, " -p %s -m %s %s%s %s", tcp ? "tcp" : "udp",
+				tcp ? "tcp" : "udp", pct(4) ? "! " : "",
+				dirs[field], b);
+		}
+		if (user && pct(5))
+			fprintf(f, " -j RETURN\n");
+		else
+			fprintf(f, " -j %s\n", pct(50) ? "ACCEPT" : "DROP");
+	}
+}
+
 /* ---- probes ---- */
 
 static const char *const a_src[] = {
@@ -368,16 +400,22 @@ int main(int argc, char **argv)
 		char name[16];
 
 		snprintf(name, sizeof(name), "%s", base[i]);
-		for (j = 0; j < n; j++)
+		for (j = 0; j < n; j++) {
+			if (pct(20))
+				run(rf, name, 0);
 			rule(rf, name, i, nchains, -1);
+		}
 	}
 	for (i = 0; i < nchains; i++) {
 		int n = rn(6);
 		char name[16];
 
 		snprintf(name, sizeof(name), "u%d", i);
-		for (j = 0; j < n; j++)
+		for (j = 0; j < n; j++) {
+			if (pct(20))
+				run(rf, name, 1);
 			rule(rf, name, 3, nchains, i);
+		}
 	}
 	fprintf(rf, "COMMIT\n");
 	for (i = 1; i <= np; i++)
