@@ -102,6 +102,8 @@ in_root 'apt-get update -qq && apt-get install -y -qq --no-install-recommends gi
 
 echo "== cloning $(git -C "$repo" rev-parse --short HEAD) into $dir/root/umh-sdk"
 git clone -q --no-local "$repo" "$dir/root/umh-sdk"
+# the commit measured (the checkout may move on while make check runs)
+commit=$(git -C "$dir/root/umh-sdk" rev-parse --short HEAD)
 chmod 700 "$dir/root"
 ls -ld "$dir/root" | sed 's/^/   /'
 
@@ -116,7 +118,7 @@ for t in "${targets[@]}"; do
 	[[ $rc == 0 ]] || break
 done
 
-echo "== bare machine: $(git -C "$repo" rev-parse --short HEAD)"
+echo "== bare machine: $commit"
 status=0
 for t in "${targets[@]}"; do
 	[[ -n ${rcs[$t]+x} ]] || { echo "   make $t: not run"; continue; }
