@@ -1221,18 +1221,59 @@ static unsigned int grp_run(struct cg *c, unsigned int k,
 	return n;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/*
+ * Sorting and searching by hand: glibc's qsort() asks sysconf() for the
+ * machine's memory (the sysinfo system call) once an array is over 1 KiB,
+ * and the helper's seccomp sandbox kills it for that.
+ */
+static void sift_u32(__u32 *a, unsigned int i, unsigned int n)
 {
-	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+	for (;;) {
+		unsigned int l = 2 * i + 1, m = i;
+		__u32 t;
 
-	return x < y ? -1 : x > y;
+		if (l < n && a[l] > a[m])
+			m = l;
+		if (l + 1 < n && a[l + 1] > a[m])
+			m = l + 1;
+		if (m == i)
+			return;
+		t = a[i];
+		a[i] = a[m];
+		a[m] = t;
+		i = m;
+	}
 }
 
+static void sort_u32(__u32 *a, unsigned int n)
+{
+	unsigned int i;
+	__u32 t;
+
+	for (i = n / 2; i-- > 0;)
+		sift_u32(a, i, n);
+	for (i = n; i-- > 1;) {
+		t = a[0];
+		a[0] = a[i];
+		a[i] = t;
+		sift_u32(a, 0, i);
+	}
+}
+
+/* The index of @v, which is one of the sorted @pts. */
 static unsigned int seg_at(const __u32 *pts, unsigned int n, __u32 v)
 {
-	const __u32 *p = bsearch(&v, pts, n, sizeof(*pts), cmp_u32);
+	unsigned int lo = 0, hi = n;
 
-	return (unsigned int)(p - pts);
+	while (hi - lo > 1) {
+		unsigned int m = lo + (hi - lo) / 2;
+
+		if (pts[m] <= v)
+			lo = m;
+		else
+			hi = m;
+	}
+	return lo;
 }
 
 static unsigned int unpainted(unsigned int *nxt, unsigned int k)
@@ -1275,7 +1316,7 @@ static unsigned int grp_segments(struct cg *c, const struct grp_rule *g,
 		if (g[i].hi != max)
 			pts[np++] = g[i].hi + 1;
 	}
-	qsort(pts, np, sizeof(*pts), cmp_u32);
+	sort_u32(pts, np);
 	for (i = 1, k = 1; i < np; i++)
 		if (pts[i] != pts[k - 1])
 			pts[k++] = pts[i];
