@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +29,8 @@
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_tcpudp.h>
+
+#include <umh_sdk/sandbox.h>
 
 #include "../../samples/bpfilter/ipt_bpf.h"
 #include "../../samples/bpfilter/ipt_table.h"
@@ -1482,27 +1485,12 @@ static void test_big(const char *no_bpf)
 	}
 }
 
-/*
- * facebook/bpfilter's dropAfterXRules shape: @n rules "-p tcp --dport
- * <i + 1> -j ACCEPT" in INPUT, policy DROP, as one decision tree per
- * 2,048 rules.  A packet to port 1000 is accepted by rule 999 (and
- * counted there), one to a port no rule names and a udp one are dropped.
- */
-static void test_port_tree(const char *no_bpf, unsigned int n)
+/* @n rules "-p tcp --dport <i + 1> -j ACCEPT" in INPUT, policy DROP */
+static void port_table(struct ipt_table *t, unsigned int n)
 {
-	static const struct { unsigned int proto, port, verdict; } cases[] = {
-		{ IPPROTO_TCP, 1000, NF_ACCEPT },
-		{ IPPROTO_TCP, 1, NF_ACCEPT },
-		{ IPPROTO_TCP, 60000, NF_DROP },
-		{ IPPROTO_UDP, 1000, NF_DROP },
-	};
 	struct tbl *b = calloc(1, sizeof(*b));
 	char why[IPT_TABLE_WHY_LEN];
-	struct xt_counters cnt = { 0 };
-	struct ipt_bpf_prog bp;
-	struct ipt_table t;
-	struct loaded l;
-	unsigned int h, i, bad = 0;
+	unsigned int h, i;
 
 	if (!b)
 		abort();
@@ -1522,10 +1510,81 @@ static void test_port_tree(const char *no_bpf, unsigned int n)
 		t_std(b, h == 1 ? V_DROP : V_ACCEPT, -1);
 	}
 	t_error(b, XT_ERROR_TARGET);
-	if (t_finish(b, &t, why))
+	if (t_finish(b, t, why))
 		abort();
 	free(b->buf);
 	free(b);
+}
+
+/*
+ * The generator in the bpfilter helper's sandbox, as the helper runs it:
+ * a libc function that makes a system call the sandbox does not allow
+ * kills it (glibc's qsort() asks sysinfo() for the machine's memory when
+ * it sorts over 1 KiB, as a 2,048-rule tree's bounds are).
+ */
+UMH_HELPER_SANDBOX(gen, UMH_NO_CAPS, UMH_NO_SYSCALLS)
+
+static void test_sandboxed(uint64_t seed)
+{
+	const char *step = "";
+	int st = 0;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		char why[IPT_TABLE_WHY_LEN];
+		struct ipt_bpf_prog bp;
+		struct ipt_table t;
+		unsigned int i;
+
+		if (umh_sandbox_apply(&gen_umh_sandbox, &step))
+			_exit(2);
+		rng_state = seed;
+		r_runs = true;
+		for (i = 0; i < 50; i++) {
+			if (r_table(&t, rn(5), 1 + rn(60), why))
+				continue;
+			if (!ipt_bpf_compile(&t, &bp, why, sizeof(why)))
+				ipt_bpf_free(&bp);
+			ipt_table_free(&t);
+		}
+		port_table(&t, 2048);
+		if (ipt_bpf_compile(&t, &bp, why, sizeof(why)))
+			_exit(3);
+		ipt_bpf_free(&bp);
+		ipt_table_free(&t);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		st = -1;
+	ok(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "the generator runs in the helper's seccomp sandbox (%s %d)",
+	   st >= 0 && WIFSIGNALED(st) ? "signal" : "exit status",
+	   st >= 0 && WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+}
+
+/*
+ * facebook/bpfilter's dropAfterXRules shape: @n rules "-p tcp --dport
+ * <i + 1> -j ACCEPT" in INPUT, policy DROP, as one decision tree per
+ * 2,048 rules.  A packet to port 1000 is accepted by rule 999 (and
+ * counted there), one to a port no rule names and a udp one are dropped.
+ */
+static void test_port_tree(const char *no_bpf, unsigned int n)
+{
+	static const struct { unsigned int proto, port, verdict; } cases[] = {
+		{ IPPROTO_TCP, 1000, NF_ACCEPT },
+		{ IPPROTO_TCP, 1, NF_ACCEPT },
+		{ IPPROTO_TCP, 60000, NF_DROP },
+		{ IPPROTO_UDP, 1000, NF_DROP },
+	};
+	char why[IPT_TABLE_WHY_LEN];
+	struct xt_counters cnt = { 0 };
+	struct ipt_bpf_prog bp;
+	struct ipt_table t;
+	struct loaded l;
+	unsigned int i, bad = 0;
+
+	port_table(&t, n);
 	if (ipt_bpf_compile(&t, &bp, why, sizeof(why))) {
 		ok(0, "%u port rules compile: %s", n, why);
 		ipt_table_free(&t);
@@ -1598,6 +1657,8 @@ int main(void)
 		if (ncpus < 1)
 			no_bpf = "cannot read /sys/devices/system/cpu/possible";
 	}
+	/* first: glibc keeps what qsort() learnt once in a process */
+	test_sandboxed(seed);
 	test_init_filter();
 	test_limits();
 	test_too_many_ifaces();
