@@ -157,6 +157,11 @@ struct cg {
 	struct sub *subs;
 	unsigned int n_subs;
 	unsigned int n_trees;	/* emit_group() */
+	/*
+	 * grp_length()'s scratch, GRP_MAX entries; shared by the nested
+	 * emit_run() of a goto, which runs only between two uses of it.
+	 */
+	struct grp_rule *grp;
 	unsigned int stacksize;	/* ipt_do_table()'s: ERROR entries */
 	struct label next;	/* the current entry's "no match" */
 	struct label exit;	/* the current function's exit */
@@ -1204,7 +1209,7 @@ static bool grp_shape(const struct cg *c, unsigned int idx, struct grp_rule *g)
  * fewer than GRP_MIN), their ranges in @g.  It stops before an entry that
  * starts a subprogram (a call or a fall enters there).
  */
-static unsigned int grp_run(struct cg *c, unsigned int k,
+static unsigned int grp_run(const struct cg *c, unsigned int k,
 			    struct grp_rule *g)
 {
 	unsigned int n = 0;
@@ -1540,14 +1545,9 @@ static void emit_group(struct cg *c, unsigned int first, unsigned int n,
  */
 static void emit_run(struct cg *c, unsigned int k)
 {
-	struct grp_rule *g;
+	struct grp_rule *g = c->grp;
 	unsigned int i, n;
 
-	g = malloc(GRP_MAX * sizeof(*g));
-	if (!g) {
-		fail(c, -ENOMEM, "out of memory");
-		return;
-	}
 	for (i = k; !c->err; i++) {
 		flush_exit(c, false);
 		n = grp_length(c, i, g);
@@ -1570,7 +1570,6 @@ static void emit_run(struct cg *c, unsigned int k)
 			break;
 		}
 	}
-	free(g);
 }
 
 /* A goto's chain, here: emit_run() with the goto entry's own labels kept. */
@@ -1976,6 +1975,11 @@ int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
 		off += e->next_offset;
 	}
 
+	c.grp = malloc(GRP_MAX * sizeof(*c.grp));
+	if (!c.grp) {
+		fail(&c, -ENOMEM, "out of memory");
+		goto out;
+	}
 	analyse_entries(&c);
 	if (c.err || find_subprograms(&c))
 		goto out;
@@ -2045,6 +2049,7 @@ out:
 	free(c.calls);
 	free(c.ents);
 	free(c.subs);
+	free(c.grp);
 	label_free(&c.next);
 	label_free(&c.exit);
 	return c.err;

@@ -70,8 +70,6 @@
  */
 #define IPT_BPF_PKT_SIZE	128
 #define IPT_BPF_PKT_IP		0	/* the IPv4 header, 20 bytes */
-/* u32: the counter offset a decision tree's leaf hands on (emit_group()) */
-#define IPT_BPF_PKT_GRP		20
 #define IPT_BPF_PKT_L4		24	/* first bytes at thoff, 20 bytes */
 #define IPT_BPF_PKT_L4AVAIL	44	/* u32: 0, 4, 8 or 20 of them loaded */
 /*
