@@ -106,7 +106,7 @@ enum bpfilter_map {
 /* Largest program and pattern set the module takes. */
 #define BPFILTER_MAX_INSNS	1000000U
 #define BPFILTER_MAX_IFACES	4096U
-#define BPFILTER_SCRATCH	128U
+#define BPFILTER_SCRATCH	160U
 #define BPFILTER_IFACE_WORDS(n)	((n) ? ((n) + 63U) / 64U : 1U)
 
 /* An interface pattern: ipt_ip's iniface/iniface_mask (or out...). */

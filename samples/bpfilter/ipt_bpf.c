@@ -54,6 +54,8 @@ _Static_assert(IPT_BPF_PKT_SIZE == BPFILTER_SCRATCH,
  */
 #define VERIFY_MAX	1000000U
 #define CALL_IFACE	(~1U)
+#define CALL_IFBITS	(~2U)
+#define IS_LEAF(callee)	((callee) == CALL_IFACE || (callee) == CALL_IFBITS)
 /* an exit is placed before its first jump gets longer than this */
 #define EXIT_REACH	30000
 
@@ -157,6 +159,9 @@ struct cg {
 	struct sub *subs;
 	unsigned int n_subs;
 	unsigned int n_trees;	/* emit_group() */
+	unsigned int grp_bias;	/* emit_group(): r3 is this entry's counter */
+	/* entries grp_length() went through; bounded by GRP_WORK() */
+	unsigned long long grp_work;
 	/*
 	 * grp_length()'s scratch, GRP_MAX entries; shared by the nested
 	 * emit_run() of a goto, which runs only between two uses of it.
@@ -177,7 +182,8 @@ struct cg {
 		__u32 v;
 		unsigned int start, end;
 	} one;
-	bool used_iface;	/* the iface helper subprogram is called */
+	bool used_iface;	/* the iface leaf subprogram is called */
+	bool has_iface;		/* some entry matches an interface */
 	char *why;
 	size_t why_len;
 	bool analysing;		/* analyse_entries(): gotos are not followed */
@@ -507,10 +513,20 @@ static int emit_iface(struct cg *c, int pkt_off, const char *name,
 	emit_jmp(c, empty != inv ? &done : &c->next,
 		 JMP_IMM(BPF_JEQ, R1, 0, 0));
 	/* a device: bit j of its entry (none: no pattern matches) */
-	emit(c, MOV64_IMM(R2, (j / 64) * 8));
-	emit(c, MOV64_IMM(R3, j % 64));
-	emit_call(c, CALL_IFACE);
-	c->used_iface = true;
+	if (j < IPT_BPF_IFB_WORDS * 64) {
+		/* main copied the words of its entry into PKT */
+		emit(c, LDX(BPF_DW, R0, R_PKT,
+			    (pkt_off == IPT_BPF_PKT_IN ? IPT_BPF_PKT_IN_BITS :
+			     IPT_BPF_PKT_OUT_BITS) + (j / 64) * 8));
+		if (j % 64)
+			emit(c, ALU64_IMM(BPF_RSH, R0, j % 64));
+		emit(c, ALU64_IMM(BPF_AND, R0, 1));
+	} else {
+		emit(c, MOV64_IMM(R2, (j / 64) * 8));
+		emit(c, MOV64_IMM(R3, j % 64));
+		emit_call(c, CALL_IFACE);
+		c->used_iface = true;
+	}
 	emit_jmp(c, &c->next, JMP_IMM(inv ? BPF_JNE : BPF_JEQ, R0, 0, 0));
 	label_here(c, &done);
 	label_free(&done);
@@ -1083,7 +1099,21 @@ static void emit_entry(struct cg *c, unsigned int idx)
  * entries stay straight-line code.
  */
 #define GRP_MIN		4
-#define GRP_MAX		2048	/* counters within a 16-bit offset of r3 */
+/*
+ * A leaf counts at a 16-bit offset from r3, which points at the counter
+ * of the run's middle entry when the run is longer than GRP_MAX / 2; and
+ * a tree of GRP_MAX leaves (4 to 5 instructions each) stays within
+ * reach of the 16-bit jumps from its leaves to its tails.
+ */
+#define GRP_MAX		4096
+/*
+ * What grp_length() may go through for a table of @n entries: a few
+ * times each entry for any table that is not built to be slow (a run is
+ * gone through three times, straight-line entries once or twice).  A
+ * table where each entry starts a long run that the first rules cover
+ * would take n * GRP_MAX: past the bound, the rest is straight-line code.
+ */
+#define GRP_WORK(n)	(16ULL * (n) + (1ULL << 20))
 #define GRP_NOBODY	(~0U)
 
 enum grp_field { GF_SADDR = 1, GF_DADDR, GF_SPORT, GF_DPORT };
@@ -1364,47 +1394,37 @@ static __u32 grp_max(const struct grp_rule *g)
 							      0xFFFF;
 }
 
-/* Whether the first @n rules of a run match every value of the field. */
-static bool grp_covers(struct cg *c, const struct grp_rule *g,
-		       unsigned int n)
-{
-	struct grp_seg *s = NULL;
-	unsigned int ns, i;
-	bool all = true;
-
-	ns = grp_segments(c, g, n, grp_max(g), &s);
-	for (i = 0; i < ns; i++)
-		if (s[i].owner == GRP_NOBODY)
-			all = false;
-	free(s);
-	return all && ns;
-}
-
 /*
  * How many entries from @k to compile as one tree (0: none).  A run whose
  * prefixes cover every address ends before the rule that completes the
  * cover: every entry after a tree stays reachable, as after straight-line
- * code, which is what find_subprograms() assumed.
+ * code, which is what find_subprograms() assumed.  The first m rules
+ * cover every value when every segment's first owner is one of them: the
+ * run ends before the greatest owner.
  */
 static unsigned int grp_length(struct cg *c, unsigned int k,
 			       struct grp_rule *g)
 {
-	unsigned int n = grp_run(c, k, g), lo, hi;
+	struct grp_seg *s = NULL;
+	unsigned int n, ns, i, last = 0;
 
-	if (n >= GRP_MIN && grp_covers(c, g, n)) {
-		/* the fewest first rules that cover: lo */
-		lo = 1;
-		hi = n;
-		while (lo < hi) {
-			unsigned int mid = lo + (hi - lo) / 2;
-
-			if (grp_covers(c, g, mid))
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		n = lo - 1;
+	if (c->grp_work > GRP_WORK(c->t->number))
+		return 0;
+	n = grp_run(c, k, g);
+	c->grp_work += n + 1;
+	if (n < GRP_MIN)
+		return 0;
+	c->grp_work += n;
+	ns = grp_segments(c, g, n, grp_max(g), &s);
+	for (i = 0; i < ns; i++) {
+		if (s[i].owner == GRP_NOBODY)
+			break;
+		if (s[i].owner > last)
+			last = s[i].owner;
 	}
+	if (ns && i == ns)
+		n = last;
+	free(s);
 	return n >= GRP_MIN && !c->err ? n : 0;
 }
 
@@ -1446,8 +1466,9 @@ static void emit_tree(struct cg *c, const struct grp_seg *s, unsigned int a,
 			emit_jmp(c, end, JA(0));
 			return;
 		}
-		/* ADD_COUNTER(): r3 the run's first counter, r4 1, r5 len */
-		off = (int)(o * sizeof(struct xt_counters));
+		/* ADD_COUNTER(): r3 the counter of entry grp_bias of the run */
+		off = ((int)o - (int)c->grp_bias) *
+		      (int)sizeof(struct xt_counters);
 		emit(c, XADD64(R3, R4, off + CNT_P));
 		emit(c, XADD64(R3, R5, off + CNT_B));
 		emit_jmp(c, &tails[g[o].verdict], JA(0));
@@ -1514,10 +1535,13 @@ static void emit_group(struct cg *c, unsigned int first, unsigned int n,
 			    g[0].field == GF_SADDR ? IP_SADDR : IP_DADDR));
 		emit(c, BSWAP32(R1));
 	}
+	/* r3: the counter of the run's first entry, or of its middle one */
+	c->grp_bias = n > GRP_MAX / 2 ? GRP_MAX / 2 : 0;
 	emit(c, MOV64_REG(R3, R_CNT));
-	if (first)
+	if (first + c->grp_bias)
 		emit(c, ALU64_IMM(BPF_ADD, R3,
-				  (__s32)(first * sizeof(struct xt_counters))));
+				  (__s32)((first + c->grp_bias) *
+					  sizeof(struct xt_counters))));
 	emit(c, MOV64_IMM(R4, 1));
 	emit(c, LDX(BPF_W, R5, R_PKT, IPT_BPF_PKT_LEN));
 	ns = grp_segments(c, g, n, grp_max(g), &s);
@@ -1709,6 +1733,16 @@ static void emit_hot_flags(struct cg *c)
 	emit_hot_flag(c, 20, IPT_BPF_PKT_HOT_TCP);
 }
 
+/* ifbits(r1 = ifindex of PKT's @dev, r2 = PKT + @bits), if there is one */
+static void emit_ifbits(struct cg *c, int dev, int bits)
+{
+	emit(c, LDX(BPF_W, R1, R_PKT, dev));
+	emit(c, JMP_IMM(BPF_JEQ, R1, 0, 3));
+	emit(c, MOV64_REG(R2, R_PKT));
+	emit(c, ALU64_IMM(BPF_ADD, R2, bits));
+	emit_call(c, CALL_IFBITS);
+}
+
 /*
  * Main: parse the packet into PKT, then run the hook's chain and, if it
  * returns from the top level, the hook's underflow entry.
@@ -1762,6 +1796,16 @@ static void emit_main(struct cg *c)
 	emit(c, LDX(BPF_W, R1, R_CTX,
 		    offsetof(struct __sk_buff, cb[BPFILTER_CB_OUT])));
 	emit(c, STX(BPF_DW, R_PKT, R1, IPT_BPF_PKT_OUT));
+	/*
+	 * The devices' pattern bits, looked up once per packet rather than
+	 * once per entry that matches an interface: the first
+	 * IPT_BPF_IFB_WORDS words of each device's entry go to PKT (they
+	 * stay 0 without a device or an entry).
+	 */
+	if (c->has_iface) {
+		emit_ifbits(c, IPT_BPF_PKT_IN, IPT_BPF_PKT_IN_BITS);
+		emit_ifbits(c, IPT_BPF_PKT_OUT, IPT_BPF_PKT_OUT_BITS);
+	}
 	/* thoff = ihl * 4 */
 	emit(c, LDX(BPF_B, R1, R_PKT, IP_VIHL));
 	emit(c, ALU64_IMM(BPF_AND, R1, 0xF));
@@ -1831,8 +1875,31 @@ static void emit_main(struct cg *c)
  * iface(r1 = ifindex, r2 = byte offset of the word, r3 = bit): that bit
  * of the device's BPFILTER_MAP_IFACES entry, 0 without an entry.
  */
-static void emit_leaves(struct cg *c, unsigned int *iface_pc)
+static void emit_leaves(struct cg *c, unsigned int *iface_pc,
+			unsigned int *ifbits_pc)
 {
+	unsigned int w, words = BPFILTER_IFACE_WORDS(c->n_ifaces);
+
+	if (c->has_iface) {
+		/*
+		 * ifbits(r1 = ifindex, r2 = where in PKT): copy the first
+		 * words of the device's entry there.
+		 */
+		*ifbits_pc = c->n;
+		emit(c, STX(BPF_W, R10, R1, IPT_BPF_KEY_FP));
+		emit(c, MOV64_REG(R6, R2));
+		emit(c, MOV64_REG(R2, R10));
+		emit(c, ALU64_IMM(BPF_ADD, R2, IPT_BPF_KEY_FP));
+		emit_ld_map(c, R1, BPFILTER_MAP_IFACES);
+		emit(c, CALL_HELPER(BPF_FUNC_map_lookup_elem));
+		emit(c, JMP_IMM(BPF_JNE, R0, 0, 1));
+		emit(c, EXIT());
+		for (w = 0; w < words && w < IPT_BPF_IFB_WORDS; w++) {
+			emit(c, LDX(BPF_DW, R1, R0, (int)w * 8));
+			emit(c, STX(BPF_DW, R6, R1, (int)w * 8));
+		}
+		emit(c, EXIT());
+	}
 	if (!c->used_iface)
 		return;
 	*iface_pc = c->n;
@@ -1892,7 +1959,7 @@ static unsigned long long verify_cost(struct cg *c, unsigned int k,
 	for (i = s->first_call; i < s->end_call && cost < cap; i++) {
 		unsigned int callee = c->calls[i].callee;
 
-		if (callee == CALL_IFACE)
+		if (IS_LEAF(callee))
 			cost += 16;
 		else
 			cost += verify_cost(c, c->ents[callee].sub, cap);
@@ -1916,7 +1983,7 @@ static int sub_frames(struct cg *c, unsigned int k, int level)
 		return MAX_FRAMES + 1;	/* too deep; no need to know more */
 	for (i = s->first_call; i < s->end_call; i++) {
 		unsigned int callee = c->calls[i].callee;
-		int f = callee == CALL_IFACE ? 1 :
+		int f = IS_LEAF(callee) ? 1 :
 			sub_frames(c, c->ents[callee].sub, level + 1);
 
 		if (f > best)
@@ -1947,7 +2014,7 @@ static int sub_frames(struct cg *c, unsigned int k, int level)
 int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
 		    char *why, size_t why_len)
 {
-	unsigned int i, off = 0, iface_pc = 0;
+	unsigned int i, off = 0, iface_pc = 0, ifbits_pc = 0;
 	struct cg c;
 	unsigned long long cost;
 	int frames = 1;
@@ -1972,6 +2039,9 @@ int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
 		c.ents[i].sub = NO_SUB;
 		if (!strcmp(target_of(e)->u.user.name, XT_ERROR_TARGET))
 			c.stacksize++;
+		if (!all_zero(e->ip.iniface_mask, IFNAMSIZ) ||
+		    !all_zero(e->ip.outiface_mask, IFNAMSIZ))
+			c.has_iface = true;
 		off += e->next_offset;
 	}
 
@@ -1990,7 +2060,7 @@ int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
 	emit_main(&c);
 	for (i = 0; i < c.n_subs && !c.err; i++)
 		emit_sub(&c, &c.subs[i]);
-	emit_leaves(&c, &iface_pc);
+	emit_leaves(&c, &iface_pc, &ifbits_pc);
 	if (c.err)
 		goto out;
 
@@ -1998,6 +2068,7 @@ int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
 	for (i = 0; i < c.n_calls; i++) {
 		struct call_fix *f = &c.calls[i];
 		unsigned int to = f->callee == CALL_IFACE ? iface_pc :
+				  f->callee == CALL_IFBITS ? ifbits_pc :
 				  c.subs[c.ents[f->callee].sub].pc;
 
 		c.insns[f->pc].imm = (__s32)((long)to - (long)f->pc - 1);
@@ -2005,7 +2076,7 @@ int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
 	for (i = 0; i < c.n_calls && (!c.n_subs || i < c.subs[0].first_call);
 	     i++) {
 		unsigned int callee = c.calls[i].callee;
-		int f = 1 + (callee == CALL_IFACE ? 1 :
+		int f = 1 + (IS_LEAF(callee) ? 1 :
 			     sub_frames(&c, c.ents[callee].sub, 2));
 
 		if (f > frames)
@@ -2022,7 +2093,7 @@ int ipt_bpf_compile(const struct ipt_table *t, struct ipt_bpf_prog *out,
 	     i++) {
 		unsigned int callee = c.calls[i].callee;
 
-		if (callee != CALL_IFACE)
+		if (!IS_LEAF(callee))
 			cost += verify_cost(&c, c.ents[callee].sub, VERIFY_MAX);
 	}
 	if (cost >= VERIFY_MAX) {

@@ -33,12 +33,16 @@
  * are scratch inside one entry and dead between entries, so the verifier
  * prunes at every entry boundary.
  *
- * Two leaf subprograms, placed last, do the map lookups for every entry:
- * count(r1 = entry index, r2 = skb->len) and iface(r1 = ifindex, r2 = byte
- * offset of the pattern's word, r3 = its bit) -> r0 = the bit.  One call
- * site per map keeps the kernel from rewriting the whole program once per
- * inlined lookup.  Every exit of a function is one shared exit insn (one
- * per 30000 insns), so the verifier prunes there.
+ * Leaf subprograms, placed last, do the interface map's lookups:
+ * ifbits(r1 = ifindex, r2 = where in PKT), which main calls for the in and
+ * the out device to copy the first IPT_BPF_IFB_WORDS words of its entry
+ * into PKT (entries test those bits in place), and, only for a table with
+ * more patterns, iface(r1 = ifindex, r2 = byte offset of the pattern's
+ * word, r3 = its bit) -> r0 = the bit.  Few call sites per map keep the
+ * kernel from rewriting the whole program once per inlined lookup.  The
+ * counters need none: main looks this CPU's block up once.  Every exit of
+ * a function is one shared exit insn (one per 30000 insns), so the
+ * verifier prunes there.
  *
  * Memory.  PKT (IPT_BPF_PKT_* offsets below) is the scratch area after
  * this CPU's counters in BPFILTER_MAP_COUNTERS, not the stack: the
@@ -68,7 +72,7 @@
  * counters in this CPU's block of BPFILTER_MAP_COUNTERS; offsets from its
  * start.
  */
-#define IPT_BPF_PKT_SIZE	128
+#define IPT_BPF_PKT_SIZE	160
 #define IPT_BPF_PKT_IP		0	/* the IPv4 header, 20 bytes */
 #define IPT_BPF_PKT_L4		24	/* first bytes at thoff, 20 bytes */
 #define IPT_BPF_PKT_L4AVAIL	44	/* u32: 0, 4, 8 or 20 of them loaded */
@@ -88,6 +92,14 @@
 #define IPT_BPF_PKT_IN		72	/* cb[BPFILTER_CB_IN] */
 #define IPT_BPF_PKT_OUT		80	/* cb[BPFILTER_CB_OUT] */
 #define IPT_BPF_PKT_OPT		88	/* TCP options, 40 bytes */
+/*
+ * The first IPT_BPF_IFB_WORDS words of the in and out devices' entries in
+ * BPFILTER_MAP_IFACES (bits of patterns 0..127), copied once per packet;
+ * an entry matching a pattern past them calls the iface leaf.
+ */
+#define IPT_BPF_IFB_WORDS	2
+#define IPT_BPF_PKT_IN_BITS	128
+#define IPT_BPF_PKT_OUT_BITS	144
 #define IPT_BPF_KEY_FP		(-8)	/* u32 map key, in the leaves */
 
 /**

@@ -34,6 +34,7 @@
 
 #include "../../samples/bpfilter/ipt_bpf.h"
 #include "../../samples/bpfilter/ipt_table.h"
+#include "ipt_bpf_load.h"
 #include "tap.h"
 
 #define EHDR		sizeof(struct ipt_entry)
@@ -423,6 +424,14 @@ static void r_run_rule(struct tbl *b, struct run *r)
 }
 
 /*
+ * INPUT starts with this many rules "-i pad<k> -j DROP" (no device of the
+ * test has such a name): the random rules' interface patterns then come
+ * after the IPT_BPF_IFB_WORDS words main copies, and are tested through
+ * the iface leaf.
+ */
+static unsigned int r_pad_ifaces;
+
+/*
  * A filter table: INPUT, FORWARD, OUTPUT, then @nuser user chains; a
  * chain jumps only to later user chains (no loops).
  */
@@ -438,7 +447,7 @@ static int r_table(struct ipt_table *t, unsigned int nuser,
 	if (!b)
 		abort();
 	for (c = 0; c < n; c++)
-		nrules[c] = rn(max_rules + 1);
+		nrules[c] = rn(max_rules + 1) + (c ? 0 : r_pad_ifaces);
 	/* the entry index where each chain's rules start */
 	for (c = 0, i = 0; c < n; c++) {
 		if (c >= 3)
@@ -463,6 +472,15 @@ static int r_table(struct ipt_table *t, unsigned int nuser,
 			struct ipt_ip ip;
 			int v = 0, jump = -1;
 
+			if (c == 0 && i < r_pad_ifaces) {
+				memset(&ip, 0, sizeof(ip));
+				snprintf(ip.iniface, IFNAMSIZ, "pad%u", i);
+				memset(ip.iniface_mask, 0xFF,
+				       strlen(ip.iniface) + 1);
+				t_entry(b, &ip);
+				t_std(b, V_DROP, -1);
+				continue;
+			}
 			if (r_runs && !run.left && pct(20)) {
 				run.left = 4 + rn(30);
 				run.field = rn(4);
@@ -867,43 +885,14 @@ static unsigned int ref_eval(const struct ipt_table *t, const struct pkt *p,
 
 /* ---- bpf() ---- */
 
-static int sys_bpf(int cmd, union bpf_attr *a)
-{
-	return (int)syscall(SYS_bpf, cmd, a, sizeof(*a));
-}
-
-static int map_create(unsigned int type, unsigned int vsize, unsigned int n)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = 4;
-	a.value_size = vsize;
-	a.max_entries = n ? n : 1;
-	return sys_bpf(BPF_MAP_CREATE, &a);
-}
-
 static int map_update(int fd, __u32 key, const void *val)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (__u32)fd;
-	a.key = (__u64)(uintptr_t)&key;
-	a.value = (__u64)(uintptr_t)val;
-	return sys_bpf(BPF_MAP_UPDATE_ELEM, &a);
+	return ibl_map_elem(fd, key, (void *)val, 1);
 }
 
 static int map_lookup(int fd, __u32 key, void *val)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (__u32)fd;
-	a.key = (__u64)(uintptr_t)&key;
-	a.value = (__u64)(uintptr_t)val;
-	return sys_bpf(BPF_MAP_LOOKUP_ELEM, &a);
+	return ibl_map_elem(fd, key, val, 0);
 }
 
 static char vlog[1 << 20];
@@ -912,31 +901,13 @@ static char vlog[1 << 20];
 static int prog_load(const struct bpf_insn *insns, unsigned int n,
 		     bool log_on_fail)
 {
-	union bpf_attr a;
-	int fd;
+	int fd = ibl_prog_load(insns, n, NULL, 0, 0);
 
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
-	a.insns = (__u64)(uintptr_t)insns;
-	a.insn_cnt = n;
-	a.license = (__u64)(uintptr_t)"GPL";
-	if (getenv("VSTATS")) {
-		a.log_buf = (__u64)(uintptr_t)vlog;
-		a.log_size = sizeof(vlog);
-		a.log_level = 4;
-		vlog[0] = 0;
-	}
-	fd = sys_bpf(BPF_PROG_LOAD, &a);
-	if (getenv("VSTATS")) { char *q = strstr(vlog, "processed"); fprintf(stderr, "n=%u %.80s\n", n, q ? q : "?"); a.log_buf = 0; a.log_size = 0; a.log_level = 0; }
 	if (fd >= 0 || !log_on_fail)
 		return fd;
 	/* the errno without a log: with one, a full log buffer is ENOSPC */
 	tap_diag("BPF_PROG_LOAD: %s", strerror(errno));
-	a.log_buf = (__u64)(uintptr_t)vlog;
-	a.log_size = sizeof(vlog);
-	a.log_level = 1;
-	vlog[0] = '\0';
-	fd = sys_bpf(BPF_PROG_LOAD, &a);
+	fd = ibl_prog_load(insns, n, vlog, sizeof(vlog), 1);
 	if (fd < 0) {
 		size_t len = strlen(vlog);
 		const char *tail = vlog + (len > 3000 ? len - 3000 : 0);
@@ -951,52 +922,17 @@ static int prog_load(const struct bpf_insn *insns, unsigned int n,
 static int prog_run(int fd, const struct pkt *p, __u32 *retval)
 {
 	struct __sk_buff ctx;
-	union bpf_attr a;
-	int ret;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cb[BPFILTER_CB_HOOK] = p->hook;
 	ctx.cb[BPFILTER_CB_IN] = p->in ? 100 + p->in : 0;
 	ctx.cb[BPFILTER_CB_OUT] = p->out ? 100 + p->out : 0;
-	memset(&a, 0, sizeof(a));
-	a.test.prog_fd = (__u32)fd;
-	a.test.data_in = (__u64)(uintptr_t)p->d;
-	a.test.data_size_in = 14 + p->len;
-	a.test.ctx_in = (__u64)(uintptr_t)&ctx;
-	a.test.ctx_size_in = sizeof(ctx);
-	a.test.repeat = 1;
-	ret = sys_bpf(BPF_PROG_TEST_RUN, &a);
-	*retval = a.test.retval;
-	return ret;
+	return ibl_prog_run(fd, p->d, 14 + p->len, &ctx, 1, retval, NULL);
 }
 
 static int ncpus;
 /* entries of the loaded program's counters block */
 static unsigned int cnt_entries;
-
-static int possible_cpus(void)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
-	int lo, hi, n = 0;
-	char sep;
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%d", &lo) == 1) {
-		hi = lo;
-		if (fscanf(f, "%c", &sep) == 1 && sep == '-') {
-			if (fscanf(f, "%d", &hi) != 1)
-				break;
-			if (fscanf(f, "%c", &sep) != 1)
-				sep = '\n';
-		}
-		n += hi - lo + 1;
-		if (sep != ',')
-			break;
-	}
-	fclose(f);
-	return n;
-}
 
 /* A program ready to run: maps made and filled, fds patched, loaded. */
 struct loaded {
@@ -1021,10 +957,8 @@ static int load(const struct ipt_bpf_prog *bp, struct loaded *l)
 	l->prog = -1;
 	/* as the module makes it: one block of counters per CPU */
 	cnt_entries = bp->number;
-	l->counters = map_create(BPF_MAP_TYPE_ARRAY,
-				 bp->number * sizeof(struct xt_counters) +
-				 BPFILTER_SCRATCH, (unsigned int)ncpus);
-	l->ifaces = map_create(BPF_MAP_TYPE_HASH, words * 8, N_IFS);
+	l->counters = ibl_counters_map(bp, ncpus);
+	l->ifaces = ibl_map_create(BPF_MAP_TYPE_HASH, words * 8, N_IFS);
 	if (l->counters < 0 || l->ifaces < 0) {
 		tap_diag("BPF_MAP_CREATE: %s", strerror(errno));
 		return -1;
@@ -1052,14 +986,7 @@ static int load(const struct ipt_bpf_prog *bp, struct loaded *l)
 	if (!insns)
 		abort();
 	memcpy(insns, bp->insns, bp->n_insns * sizeof(*insns));
-	for (i = 0; i < bp->n_insns; i++) {
-		if (insns[i].code != (BPF_LD | BPF_DW | BPF_IMM))
-			continue;
-		if (insns[i].src_reg == BPF_PSEUDO_MAP_FD)
-			insns[i].imm = insns[i].imm == BPFILTER_MAP_COUNTERS ?
-				       l->counters : l->ifaces;
-		i++;
-	}
+	ibl_patch_maps(insns, bp->n_insns, l->counters, l->ifaces);
 	l->prog = prog_load(insns, bp->n_insns, true);
 	free(insns);
 	return l->prog < 0 ? -1 : 0;
@@ -1254,11 +1181,14 @@ static void test_too_many_ifaces(void)
 	free(b);
 }
 
-static void test_random(const char *no_bpf, uint64_t seed, bool runs)
+static void test_random(const char *no_bpf, uint64_t seed, bool runs,
+			unsigned int pad)
 {
-	const char *what = runs ? "random tables with one-field runs" :
+	const char *what = pad ? "random tables past 128 interface patterns" :
+			   runs ? "random tables with one-field runs" :
 			   "random tables";
 	unsigned int tables = 0, pairs = 0, bad_verdict = 0, bad_count = 0;
+	unsigned int past = 0;
 	unsigned int refused = 0, deep = 0, load_fail = 0, run_fail = 0;
 	unsigned int max_insns = 0, ti, trees = 0;
 	struct timespec t0, t1;
@@ -1272,6 +1202,7 @@ static void test_random(const char *no_bpf, uint64_t seed, bool runs)
 	}
 	rng_state = seed;
 	r_runs = runs;
+	r_pad_ifaces = pad;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (ti = 0; ti < 300; ti++) {
 		static struct xt_counters want[12000];
@@ -1301,6 +1232,8 @@ static void test_random(const char *no_bpf, uint64_t seed, bool runs)
 		}
 		tables++;
 		trees += bp.n_trees;
+		if (bp.n_ifaces > IPT_BPF_IFB_WORDS * 64)
+			past++;
 		if (bp.n_insns > max_insns)
 			max_insns = bp.n_insns;
 		if (load(&bp, &l)) {
@@ -1351,14 +1284,21 @@ static void test_random(const char *no_bpf, uint64_t seed, bool runs)
 		ipt_table_free(&t);
 	}
 	r_runs = false;
+	r_pad_ifaces = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	tap_diag("%s: %u compiled and run (%u refused by translate, %u nested too deep), %u decision trees, %u packets, largest program %u insns, %.1f s",
-		 what, tables, refused, deep, trees, pairs, max_insns,
+	tap_diag("%s: %u compiled and run (%u refused by translate, %u nested too deep), %u decision trees, %u past %u interface patterns, %u packets, largest program %u insns, %.1f s",
+		 what, tables, refused, deep, trees, past,
+		 IPT_BPF_IFB_WORDS * 64, pairs, max_insns,
 		 (double)(t1.tv_sec - t0.tv_sec) +
 		 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	/* with runs, most tables must have one compiled as a tree */
+	/*
+	 * With runs, most tables must have one compiled as a tree; with
+	 * padding (126 patterns), many must have patterns on both sides of
+	 * the words main copies.
+	 */
 	ok(tables >= 200 && pairs >= 4000 && !load_fail && !run_fail &&
-	   !bad_verdict && (!runs || trees >= tables / 2),
+	   !bad_verdict && (!runs || trees >= tables / 2) &&
+	   (!pad || past >= tables / 4),
 	   "%s: %u (table, packet) pairs, verdicts as ipt_do_table (seed %llu)",
 	   what, pairs, (unsigned long long)seed);
 	ok(tables >= 200 && !bad_count,
@@ -1412,6 +1352,98 @@ static int big_table(struct ipt_table *t, unsigned int n, bool mix, char *why)
 	free(b->buf);
 	free(b);
 	return ret;
+}
+
+/*
+ * @n rules "-s 0.0.0.0/1 -j ACCEPT", "-s 128.0.0.0/1 -j DROP" by turns:
+ * from every entry starts a run whose first two rules cover every
+ * address, the case grp_length() bounds its work for.  Rule 0 takes the
+ * low half, rule 1 the high one; nothing reaches the others.
+ */
+static void test_cover_runs(const char *no_bpf, unsigned int n)
+{
+	struct tbl *b = calloc(1, sizeof(*b));
+	char why[IPT_TABLE_WHY_LEN];
+	struct xt_counters c0 = { 0 }, c1 = { 0 }, c2 = { 0 };
+	struct timespec t0, t1;
+	struct ipt_bpf_prog bp;
+	struct ipt_table t;
+	struct loaded l;
+	unsigned int h, i, bad = 0;
+	int ret;
+
+	if (!b)
+		abort();
+	for (h = 1; h <= 3; h++) {
+		b->hook_entry[h] = b->size;
+		for (i = 0; h == 1 && i < n; i++) {
+			struct ipt_ip ip;
+
+			memset(&ip, 0, sizeof(ip));
+			ip.src.s_addr = i % 2 ? htonl(0x80000000) : 0;
+			ip.smsk.s_addr = htonl(0x80000000);
+			t_entry(b, &ip);
+			t_std(b, i % 2 ? V_DROP : V_ACCEPT, -1);
+		}
+		b->underflow[h] = b->size;
+		t_entry(b, NULL);
+		t_std(b, V_ACCEPT, -1);
+	}
+	t_error(b, XT_ERROR_TARGET);
+	if (t_finish(b, &t, why))
+		abort();
+	free(b->buf);
+	free(b);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = ipt_bpf_compile(&t, &bp, why, sizeof(why));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (ret) {
+		ok(0, "%u covering half-address rules compile: %s", n, why);
+		ipt_table_free(&t);
+		return;
+	}
+	tap_diag("%u covering half-address rules: compiled in %.2f s, %u insns, %u decision trees",
+		 n, (double)(t1.tv_sec - t0.tv_sec) +
+		 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, bp.n_insns,
+		 bp.n_trees);
+	if (no_bpf) {
+		ok(1, "%u covering half-address rules: run # SKIP %s", n,
+		   no_bpf);
+	} else if (load(&bp, &l)) {
+		ok(0, "%u covering half-address rules (%u insns) load", n,
+		   bp.n_insns);
+		unload(&l);
+	} else {
+		static const __u32 src[] = { 0x0100000a, 0x010101c8 };
+		unsigned int k;
+
+		for (k = 0; k < 2; k++) {
+			struct pkt p;
+			__u32 got = ~0U;
+
+			memset(&p, 0, sizeof(p));
+			p.d[12] = 8;
+			p.d[14] = 0x45;
+			p.d[14 + 9] = IPPROTO_UDP;
+			memcpy(p.d + 14 + 12, &src[k], 4);
+			p.len = 28;
+			p.hook = NF_INET_LOCAL_IN;
+			if (prog_run(l.prog, &p, &got) ||
+			    got != (k ? NF_DROP : NF_ACCEPT))
+				bad++;
+		}
+		if (read_counter(l.counters, 0, &c0) ||
+		    read_counter(l.counters, 1, &c1) ||
+		    read_counter(l.counters, 2, &c2) ||
+		    c0.pcnt != 1 || c1.pcnt != 1 || c2.pcnt != 0)
+			bad++;
+		ok(!bad, "%u covering half-address rules: %u insns, verdicts and counters of rules 0-2 (%llu, %llu, %llu packets) right",
+		   n, bp.n_insns, (unsigned long long)c0.pcnt,
+		   (unsigned long long)c1.pcnt, (unsigned long long)c2.pcnt);
+		unload(&l);
+	}
+	ipt_bpf_free(&bp);
+	ipt_table_free(&t);
 }
 
 static void test_big(const char *no_bpf)
@@ -1566,16 +1598,18 @@ static void test_sandboxed(uint64_t seed)
 /*
  * facebook/bpfilter's dropAfterXRules shape: @n rules "-p tcp --dport
  * <i + 1> -j ACCEPT" in INPUT, policy DROP, as one decision tree per
- * 2,048 rules.  A packet to port 1000 is accepted by rule 999 (and
- * counted there), one to a port no rule names and a udp one are dropped.
+ * 4,096 rules.  A packet to port p <= @n is accepted by rule p - 1 and
+ * counted there (ports at both ends of a tree's counter window among
+ * them: a leaf counts at -32768..32760 from r3), one to a port no rule
+ * names and a udp one are dropped.
  */
 static void test_port_tree(const char *no_bpf, unsigned int n)
 {
-	static const struct { unsigned int proto, port, verdict; } cases[] = {
-		{ IPPROTO_TCP, 1000, NF_ACCEPT },
-		{ IPPROTO_TCP, 1, NF_ACCEPT },
-		{ IPPROTO_TCP, 60000, NF_DROP },
-		{ IPPROTO_UDP, 1000, NF_DROP },
+	static const struct { unsigned int proto, port; } cases[] = {
+		{ IPPROTO_TCP, 1000 }, { IPPROTO_TCP, 1 },
+		{ IPPROTO_TCP, 2048 }, { IPPROTO_TCP, 4096 },
+		{ IPPROTO_TCP, 4097 }, { IPPROTO_TCP, 10000 },
+		{ IPPROTO_TCP, 60000 }, { IPPROTO_UDP, 1000 },
 	};
 	char why[IPT_TABLE_WHY_LEN];
 	struct xt_counters cnt = { 0 };
@@ -1591,7 +1625,7 @@ static void test_port_tree(const char *no_bpf, unsigned int n)
 		return;
 	}
 	if (no_bpf) {
-		ok(bp.n_trees == (n + 2047) / 2048,
+		ok(bp.n_trees == (n + 4095) / 4096,
 		   "%u port rules: %u insns, %u decision trees; run # SKIP %s",
 		   n, bp.n_insns, bp.n_trees, no_bpf);
 		goto out;
@@ -1602,6 +1636,8 @@ static void test_port_tree(const char *no_bpf, unsigned int n)
 		goto out;
 	}
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned int want = cases[i].proto == IPPROTO_TCP &&
+				    cases[i].port <= n ? NF_ACCEPT : NF_DROP;
 		struct pkt p;
 		__u32 got = ~0U;
 
@@ -1614,18 +1650,27 @@ static void test_port_tree(const char *no_bpf, unsigned int n)
 		p.d[14 + 20 + 12] = 0x50;	/* tcp doff 5 */
 		p.len = 40;
 		p.hook = NF_INET_LOCAL_IN;
-		if (prog_run(l.prog, &p, &got) || got != cases[i].verdict) {
+		if (prog_run(l.prog, &p, &got) || got != want) {
 			tap_diag("%s port %u: verdict %u, want %u",
 				 cases[i].proto == IPPROTO_TCP ? "tcp" : "udp",
-				 cases[i].port, got, cases[i].verdict);
+				 cases[i].port, got, want);
+			bad++;
+		}
+		if (want != NF_ACCEPT)
+			continue;
+		memset(&cnt, 0, sizeof(cnt));
+		if (read_counter(l.counters, cases[i].port - 1, &cnt) ||
+		    cnt.pcnt != 1 || cnt.bcnt != p.len) {
+			tap_diag("rule %u: counters %llu/%llu, want 1/%u",
+				 cases[i].port - 1,
+				 (unsigned long long)cnt.pcnt,
+				 (unsigned long long)cnt.bcnt, p.len);
 			bad++;
 		}
 	}
-	if (read_counter(l.counters, 999, &cnt) || cnt.pcnt != 1)
-		bad++;
-	ok(!bad && bp.n_trees == (n + 2047) / 2048,
-	   "%u port rules: %u insns, %u decision trees, verdicts and rule 999's counter (%llu packets) right",
-	   n, bp.n_insns, bp.n_trees, (unsigned long long)cnt.pcnt);
+	ok(!bad && bp.n_trees == (n + 4095) / 4096,
+	   "%u port rules: %u insns, %u decision trees, verdicts and the accepting rules' counters right",
+	   n, bp.n_insns, bp.n_trees);
 	unload(&l);
 out:
 	ipt_bpf_free(&bp);
@@ -1645,7 +1690,7 @@ int main(void)
 		seed = 1;
 	tap_diag("seed %llu (IPT_BPF_SEED=%llu replays this run)",
 		 (unsigned long long)seed, (unsigned long long)seed);
-	ncpus = possible_cpus();
+	ncpus = ibl_possible_cpus();
 	no_bpf = bpf_unavailable();
 	if (!no_bpf) {
 		caps = keep_only_cap_bpf();
@@ -1662,10 +1707,12 @@ int main(void)
 	test_init_filter();
 	test_limits();
 	test_too_many_ifaces();
-	test_random(no_bpf, seed, false);
-	test_random(no_bpf, seed, true);
+	test_random(no_bpf, seed, false, 0);
+	test_random(no_bpf, seed, true, 0);
+	test_random(no_bpf, seed, false, 126);
 	test_big(no_bpf);
 	test_port_tree(no_bpf, 2048);
 	test_port_tree(no_bpf, 10000);
+	test_cover_runs(no_bpf, 20000);
 	return tap_done();
 }
