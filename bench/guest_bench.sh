@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # guest_bench.sh BUILD_DIR: the benchmarks, run INSIDE a test guest (see
-# bench/run.sh, which builds BUILD_DIR/bench/umh_bench and the baseline
-# modules in BUILD_DIR/bench/kmod, and boots the guest through
-# tests/guest/run.sh).  Each SDK figure is measured next
+# bench/run.sh, which builds BUILD_DIR/bench/umh_bench, bpf_bench and the
+# baseline modules in BUILD_DIR/bench/kmod, and boots the guest through
+# tests/guest/run.sh); the bpfilter sample's come last
+# (bench/bpfilter_bench.sh).  Each SDK figure is measured next
 # to its user-space reference in this same guest run.  Rows go to
 # BUILD_DIR/bench/results.csv (columns in bench/bench.h); progress lines go
 # to stdout.  It reports numbers; it never judges them.
@@ -133,6 +134,9 @@ say "helper: $(cat $S/calls) calls, $(cat $S/failures) failures, $(cat $S/restar
 value sdk failures sdk count "$(cat $S/failures)"
 value sdk restarts sdk count "$(cat $S/restarts)"
 rmmod "$MOD"
+
+# ---- bpfilter: its generated program, and the path through veth ----
+bash "$OUT/bpfilter_bench.sh" "$B" "$CSV.tmp"
 
 mv -f "$CSV.tmp" "$CSV"
 rm -rf "$work"

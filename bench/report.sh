@@ -145,4 +145,35 @@ set yrange [0:*]
 set key top left
 plot for [c=2:$((n + 1))] '$tmp/start.dat' using c:xtic(1) title columnheader(c)
 EOF
-echo "report.sh: wrote $results/report.md, all.csv, rtt.png, ratios.png, concurrency.png, start.png"
+# bpfilter: per-packet time and program size against the rule count.
+bpf_time='' bpf_insns=''
+for i in $(seq 1 "$n"); do
+	[[ -s $tmp/bpf-$i.dat ]] || continue
+	s=$(short "${kernels[i - 1]}")
+	bpf_time+="'$tmp/bpf-$i.dat' using 1:2 with linespoints lw 2 pt 7 title 'ip_tables, Linux $s (own time through veth)', '' using 1:3 with linespoints lw 2 pt 5 title 'bpfilter, Linux $s (own time through veth)', '' using 1:4 with linespoints lw 2 dt 2 pt 4 title 'bpfilter, Linux $s (program, TEST_RUN)', "
+	bpf_insns+="'$tmp/bpf-$i.dat' using 1:7 with linespoints lw 2 pt 5 title 'bpfilter, Linux $s', "
+done
+if [[ -n $bpf_time ]]; then
+	gnuplot <<EOF
+$term
+set output '$results/bpfilter.png'
+set multiplot layout 1,2
+set logscale xy
+set grid
+set xlabel 'rules (dropAfterXRules: N non-matching rules, then DROP)'
+set key top left
+\$FB << EOD
+8 103 361
+128 279 2641
+2048 13700 39121
+EOD
+set title 'Time per packet (ns, log scale; TCG guest, ours on an emulated CPU)'
+set ylabel 'ns per packet'
+plot ${bpf_time}\$FB using 1:2 with points pt 9 ps 2 lc rgb 'black' title 'facebook/bpfilter, published (real hardware)'
+set title 'Program size (instructions, log scale)'
+set ylabel 'instructions'
+plot ${bpf_insns}\$FB using 1:3 with points pt 9 ps 2 lc rgb 'black' title 'facebook/bpfilter, published'
+unset multiplot
+EOF
+fi
+echo "report.sh: wrote $results/report.md, all.csv, rtt.png, ratios.png, concurrency.png, start.png${bpf_time:+, bpfilter.png}"

@@ -3,7 +3,8 @@
 #
 # run.sh [KERNEL_RELEASE...]: the benchmark suite (make bench).  For each
 # kernel (default: both of scripts/kernels.sh) build the modules and the
-# two benchmark programs, boot the guest, run bench/guest_bench.sh in it,
+# three benchmark programs, boot the guest, run bench/guest_bench.sh in it
+# (which runs bench/bpfilter_bench.sh last),
 # and keep its CSV as bench/results/<release>.csv; then write the report
 # (bench/results/report.md and PNG plots) with bench/report.sh.
 #
@@ -103,11 +104,15 @@ for k in "${kernels[@]}"; do
 	out=$root/build/$k/bench
 	mkdir -p "$out"
 	rm -f "$out/results.csv"
-	say "$k: building umh_bench, pingpong and the baseline modules"
-	for prog in umh_bench pingpong; do
+	say "$k: building umh_bench, pingpong, bpf_bench and the baseline modules"
+	for prog in umh_bench pingpong bpf_bench; do
+		srcs=("$root/bench/$prog.c")
+		[[ $prog == bpf_bench ]] &&
+			srcs+=("$root/samples/bpfilter/ipt_table.c" "$root/samples/bpfilter/ipt_bpf.c")
 		gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -pthread \
-			-I"$root/include" -o "$out/$prog" "$root/bench/$prog.c"
+			-I"$root/include" -o "$out/$prog" "${srcs[@]}"
 	done
+	cp "$root/bench/bpfilter_bench.sh" "$out/"
 	mkdir -p "$out/kmod"
 	cp -a "$root/bench/kmod/." "$out/kmod/"
 	if ! make -C "/lib/modules/$k/build" M="$out/kmod" modules >"$out/kmod/build.log" 2>&1; then
