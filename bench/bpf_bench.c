@@ -173,7 +173,7 @@ static int obj_pin(int fd, const char *path, int get)
 
 	memset(&a, 0, sizeof(a));
 	a.pathname = (__u64)(uintptr_t)path;
-	a.bpf_fd = (__u32)fd;
+	a.bpf_fd = get ? 0 : (__u32)fd;
 	return ibl_sys_bpf(get ? BPF_OBJ_GET : BPF_OBJ_PIN, &a);
 }
 
