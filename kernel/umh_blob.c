@@ -83,6 +83,7 @@ static int umh_do_start(struct umh_blob *ub, enum umh_blob_state fail_state)
 	struct umh_proc *p, *drop = NULL;
 	unsigned long deadline;
 	bool published = false;
+	ktime_t t0;
 	int ret;
 
 	deadline = jiffies + msecs_to_jiffies(ub->cfg.start_timeout_ms);
@@ -104,7 +105,9 @@ static int umh_do_start(struct umh_blob *ub, enum umh_blob_state fail_state)
 		goto out;
 	}
 
+	t0 = ktime_get();
 	ret = umh_hello(ub, p, deadline);
+	p->start_us[UMH_START_HELLO] = umh_us_since(t0);
 	if (ret == -ECONNRESET || ret == -ESHUTDOWN)
 		pr_err("%s: helper pid %d exited before completing the handshake\n",
 		       ub->name, umh_proc_pid_nr(p));
@@ -115,7 +118,9 @@ static int umh_do_start(struct umh_blob *ub, enum umh_blob_state fail_state)
 		pr_err("%s: handshake with helper pid %d failed: %d\n",
 		       ub->name, umh_proc_pid_nr(p), ret);
 	if (!ret && ub->cfg.on_start) {
+		t0 = ktime_get();
 		ret = ub->cfg.on_start(ub, ub->cfg.priv);
+		p->start_us[UMH_START_ON_START] = umh_us_since(t0);
 		if (ret)
 			pr_err("%s: on_start failed: %d\n", ub->name, ret);
 	}
@@ -135,6 +140,11 @@ out:
 		WRITE_ONCE(ub->last_error, ret);
 		umh_set_state(ub, ub->stopping ? UMH_BLOB_STOPPED : fail_state);
 	} else {
+		/* this generation's stages; a restart's wait and teardown */
+		memcpy(ub->start_us, p->start_us, sizeof(ub->start_us));
+		ub->start_us[UMH_START_WAIT] = ub->restart_us[UMH_START_WAIT];
+		ub->start_us[UMH_START_TEARDOWN] =
+			ub->restart_us[UMH_START_TEARDOWN];
 		umh_set_state(ub, UMH_BLOB_RUNNING);
 		pr_info("%s: helper running, pid %d (generation %u)\n",
 			ub->name, umh_proc_pid_nr(p), p->gen);
@@ -171,18 +181,23 @@ static void umh_restart_work(struct work_struct *work)
 	struct umh_proc *old;
 	unsigned int n;
 	unsigned long delay;
+	ktime_t t0;
 	int ret;
 
 	mutex_lock(&ub->lock);
 	if (ub->state != UMH_BLOB_RESTARTING)
 		goto unlock;
+	ub->restart_us[UMH_START_WAIT] = umh_us_since(ub->died_at);
+	ub->restart_us[UMH_START_TEARDOWN] = 0;
 	old = ub->proc;
 	ub->proc = NULL;
 	if (old) {
 		mutex_unlock(&ub->lock);
+		t0 = ktime_get();
 		umh_proc_teardown(old);
 		umh_proc_put(old);
 		mutex_lock(&ub->lock);
+		ub->restart_us[UMH_START_TEARDOWN] = umh_us_since(t0);
 		if (ub->state != UMH_BLOB_RESTARTING)
 			goto unlock;
 	}
@@ -251,6 +266,7 @@ void umh_blob_proc_died(struct umh_blob *ub, struct umh_proc *p, int err)
 		umh_set_state(ub, UMH_BLOB_RESTARTING);
 		WRITE_ONCE(ub->last_error, err);
 		ub->restart_fault = p->fault;
+		ub->died_at = ktime_get();
 		if (p->fault)
 			pr_warn("%s: helper pid %d lost (%d); restarting\n",
 				ub->name, umh_proc_pid_nr(p), err);
@@ -284,6 +300,7 @@ int umh_blob_start(struct umh_blob *ub)
 	}
 	umh_set_state(ub, UMH_BLOB_STARTING);
 	ub->starter = current;
+	memset(ub->restart_us, 0, sizeof(ub->restart_us));
 	mutex_unlock(&ub->lock);
 
 	ret = umh_do_start(ub, UMH_BLOB_FAILED);

@@ -88,6 +88,23 @@ struct umh_poll {
 };
 
 /* One generation of the helper process. */
+/*
+ * Where the last successful start of a helper spent its time, in
+ * microseconds (the status view's last_start_us).  WAIT and TEARDOWN are a
+ * restart's only: from the death noticed to the restart work running
+ * (backoff included), and the old generation's teardown.
+ */
+enum umh_start_stage {
+	UMH_START_WAIT,
+	UMH_START_TEARDOWN,
+	UMH_START_FIFOS,	/* the three FIFOs made and opened */
+	UMH_START_READER,	/* the reader thread created */
+	UMH_START_EXEC,		/* call_usermodehelper_exec() until the exec */
+	UMH_START_HELLO,	/* the handshake */
+	UMH_START_ON_START,	/* the module's on_start callback */
+	UMH_START_NR
+};
+
 struct umh_proc {
 	struct kref ref;
 	struct umh_blob *ub;
@@ -102,6 +119,7 @@ struct umh_proc {
 	struct umh_poll poll[UMH_NR_POLL];
 	wait_queue_head_t wq;
 	struct task_struct *reader;
+	u32 start_us[UMH_START_NR];	/* umh_proc_spawn() and its starter */
 
 	spinlock_t lock;	/* pending, next_id, dead, call states, rpark */
 	struct list_head pending;
@@ -150,11 +168,22 @@ struct umh_blob {
 	struct delayed_work restart_work;
 	struct delayed_work health_work;
 	atomic_t nprocs;		/* generations not yet released */
+	ktime_t died_at;		/* when a restart was scheduled */
+	u32 restart_us[2];		/* WAIT, TEARDOWN of the restart under way */
+	u32 start_us[UMH_START_NR];	/* the last successful start */
 
 	atomic64_t calls, failures, timeouts, violations, sandbox_kills;
 	atomic_t restarts;
 	int last_error;
 };
+
+/* Microseconds since @t0, saturated. */
+static inline u32 umh_us_since(ktime_t t0)
+{
+	s64 us = ktime_us_delta(ktime_get(), t0);
+
+	return us < 0 ? 0 : us > U32_MAX ? U32_MAX : (u32)us;
+}
 
 static inline long umh_left(unsigned long deadline)
 {

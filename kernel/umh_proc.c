@@ -627,6 +627,7 @@ struct umh_proc *umh_proc_spawn(struct umh_blob *ub)
 	struct subprocess_info *info;
 	struct umh_proc *p;
 	char name[24];
+	ktime_t t0;
 	int ret;
 
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
@@ -644,6 +645,7 @@ struct umh_proc *umh_proc_spawn(struct umh_blob *ub)
 	WRITE_ONCE(ub->gen, p->gen);
 	mutex_unlock(&ub->lock);
 
+	t0 = ktime_get();
 	snprintf(name, sizeof(name), "%u.req", p->gen);
 	ret = umh_fifo(ub, name, &p->child[0], &p->tx_keep, &p->tx);
 	if (ret)
@@ -662,14 +664,18 @@ struct umh_proc *umh_proc_spawn(struct umh_blob *ub)
 	umh_poll_add(p, UMH_POLL_TX, p->tx);
 	umh_poll_add(p, UMH_POLL_RX, p->rx);
 	umh_poll_add(p, UMH_POLL_ERR, p->err);
+	p->start_us[UMH_START_FIFOS] = umh_us_since(t0);
 
+	t0 = ktime_get();
 	p->reader = kthread_run(umh_reader, p, "umh-%s", ub->name);
 	if (IS_ERR(p->reader)) {
 		ret = PTR_ERR(p->reader);
 		p->reader = NULL;
 		goto fail;
 	}
+	p->start_us[UMH_START_READER] = umh_us_since(t0);
 
+	t0 = ktime_get();
 	ret = -ENOMEM;
 	info = call_usermodehelper_setup("/proc/self/fd/3", ub->argv, ub->envp,
 					 GFP_KERNEL, umh_child_init, NULL, p);
@@ -684,6 +690,7 @@ struct umh_proc *umh_proc_spawn(struct umh_blob *ub)
 		       "");
 		goto fail;
 	}
+	p->start_us[UMH_START_EXEC] = umh_us_since(t0);
 	return p;
 
 fail:

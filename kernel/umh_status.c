@@ -53,6 +53,22 @@ static ssize_t umh_sandbox_show(struct umh_blob *ub, char *buf)
 			  mode ? "other" : "off", nnp, caps);
 }
 
+/* Where the last successful start spent its time (enum umh_start_stage). */
+static ssize_t umh_start_show(struct umh_blob *ub, char *buf)
+{
+	u32 us[UMH_START_NR];
+
+	mutex_lock(&ub->lock);
+	memcpy(us, ub->start_us, sizeof(us));
+	mutex_unlock(&ub->lock);
+	return sysfs_emit(buf,
+			  "wait=%u teardown=%u fifos=%u reader=%u exec=%u hello=%u on_start=%u\n",
+			  us[UMH_START_WAIT], us[UMH_START_TEARDOWN],
+			  us[UMH_START_FIFOS], us[UMH_START_READER],
+			  us[UMH_START_EXEC], us[UMH_START_HELLO],
+			  us[UMH_START_ON_START]);
+}
+
 enum umh_status_kind {
 	UMH_ST_ATOMIC64,	/* an atomic64_t counter */
 	UMH_ST_ATOMIC,		/* an atomic_t counter */
@@ -62,6 +78,7 @@ enum umh_status_kind {
 	UMH_ST_PID,
 	UMH_ST_SANDBOX,
 	UMH_ST_PROTOCOL,
+	UMH_ST_START,
 };
 
 /* One file of the status view: what it shows and where that lives. */
@@ -101,6 +118,8 @@ static ssize_t umh_status_show(struct kobject *k, struct kobj_attribute *a,
 	case UMH_ST_PROTOCOL:
 		return sysfs_emit(buf, "%s %#x %u\n", proto->name, proto->id,
 				  proto->version);
+	case UMH_ST_START:
+		return umh_start_show(ub, buf);
 	}
 	return -EINVAL;
 }
@@ -124,6 +143,7 @@ UMH_STATUS(sandbox_kills, UMH_ST_ATOMIC64, sandbox_kills);
 UMH_STATUS(sandbox, UMH_ST_SANDBOX, proc);
 UMH_STATUS(last_error, UMH_ST_INT, last_error);
 UMH_STATUS(protocol, UMH_ST_PROTOCOL, cfg);
+UMH_STATUS(last_start_us, UMH_ST_START, start_us);
 
 static struct attribute *umh_attrs[] = {
 	&umh_status_state.attr.attr,
@@ -138,6 +158,7 @@ static struct attribute *umh_attrs[] = {
 	&umh_status_sandbox.attr.attr,
 	&umh_status_last_error.attr.attr,
 	&umh_status_protocol.attr.attr,
+	&umh_status_last_start_us.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(umh);

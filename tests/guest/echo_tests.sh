@@ -81,6 +81,9 @@ test_status_view() {
 	[ "$(<$S/calls)" -ge 8000 ] || fail "calls $(<$S/calls)"
 	[ "$(<$S/failures)" = 0 ] || fail "failures $(<$S/failures)"
 	[ "$(<$S/protocol)" = "echo 0x4f484345 1" ] || fail "protocol $(<$S/protocol)"
+	# the first start: no restart's wait or teardown, every stage timed
+	grep -Eqx 'wait=0 teardown=0 fifos=[0-9]+ reader=[0-9]+ exec=[0-9]+ hello=[0-9]+ on_start=[0-9]+' \
+		$S/last_start_us || fail "last_start_us: $(<$S/last_start_us)"
 }
 
 test_sigkill_restart() {
@@ -95,6 +98,9 @@ test_sigkill_restart() {
 	[ ! -d /proc/$old ] || fail "killed helper $old still in /proc"
 	[ "$(<$S/restarts)" = 1 ] || fail "restarts $(<$S/restarts)"
 	[ "$(helper_pids)" = "$new" ] || fail "helpers: $(helper_pids)"
+	# a restart's stages: the old process was torn down (measured)
+	grep -Eqx 'wait=[0-9]+ teardown=[1-9][0-9]* fifos=[0-9]+ reader=[0-9]+ exec=[0-9]+ hello=[0-9]+ on_start=[0-9]+' \
+		$S/last_start_us || fail "last_start_us after a restart: $(<$S/last_start_us)"
 }
 
 test_on_start_replay() {
