@@ -135,6 +135,14 @@ value sdk failures sdk count "$(cat $S/failures)"
 value sdk restarts sdk count "$(cat $S/restarts)"
 rmmod "$MOD"
 
+# ---- helper restart: SIGKILL to the next helper's first reply ----
+# A restart window of 1 ms: no restart counts as recent, so none waits
+# for a backoff.
+say "helper restart (glibc): SIGKILL .. the next helper's first reply; fork+exec .. first reply"
+insmod "$work/glibc.ko" max_restarts=1000 restart_window_ms=1
+run pin "$UB" restart "$work/glibc-helper" "$START_PER"
+rmmod "$MOD"
+
 # ---- bpfilter: its generated program, and the path through veth ----
 bash "$OUT/bpfilter_bench.sh" "$B" "$CSV.tmp"
 

@@ -154,6 +154,11 @@ function headlines(    i, s, t, a, b, hdr, sep) {
 	plotname = "start, musl"
 	headline("Helper start, musl", "SDK / fork+exec to first reply", "start", "first_reply", "sdk_musl", "fork_exec_musl", "median")
 	headline("Helper start, glibc", "SDK / bare insmod of a helper-less module with 768 KiB init data", "start", "first_reply", "sdk", "insmod_bench_pad", "median")
+	for (i = 1; i <= n; i++) R[i] = div(own_start(K[i], "start_stage", "sdk"), bv(K[i], "start", "first_reply", "fork_exec"))
+	plotname = "SDK's own start"
+	hrow("The SDK's own start (umh_blob_start() to the handshake done, on_start included), glibc", "SDK / fork+exec to first reply")
+	plotname = "restart"
+	headline("Helper restart (SIGKILL to the next helper's first reply), glibc", "SDK / fork+exec to first reply", "restart", "first_reply", "sdk", "fork_exec", "median")
 	headline("Blob size", "musl / glibc", "mem", "blob", "musl", "glibc", "median")
 	for (i = 1; i <= n; i++) {
 		a = med(K[i], key("mem", "module_after_init", "glibc"))
@@ -205,7 +210,8 @@ function start_plot_data(    i, v, l, x) {
 	}
 }
 
-function kernel_section(i,    k, s, t, v, a, b, c, f, x, line) {
+function sms(v) { return v == "" ? "n/a" : sprintf("%.2f", v / 1e6) }
+function kernel_section(i,    k, s, t, v, a, b, c, f, x, line, ST, STN) {
 	k = K[i]
 	print ""
 	print "## Linux " short(k) " (" k ")"
@@ -308,6 +314,31 @@ function kernel_section(i,    k, s, t, v, a, b, c, f, x, line) {
 		print line
 	}
 
+	if (has(k, key("start_stage", "exec", "sdk"))) {
+		print ""
+		print "Where the SDK's starts and restarts took their time: the status view's"
+		print "`last_start_us` after each one (the stages of `umh_blob_start()`; a restart"
+		print "adds the wait from the death noticed to the restart work, and the old"
+		print "process's teardown), median over the samples, milliseconds. Restart: the"
+		print "running helper SIGKILLed, until the next one answered a ping (module loaded"
+		print "with a 1 ms restart window: no backoff)."
+		print ""
+		print "| Stage | start, glibc | start, musl | restart, glibc |"
+		print "|---|---:|---:|---:|"
+		split("wait teardown fifos reader exec hello on_start", ST, " ")
+		split("restart: waiting for the restart work|restart: the old process torn down|FIFOs made and opened|reader thread created|call_usermodehelper_exec() until the exec|handshake (the helper's own start, then hello)|on_start", STN, "|")
+		for (v = 1; v <= 7; v++)
+			print "| " STN[v] " | " sms(bv(k, "start_stage", ST[v], "sdk")) " | " sms(bv(k, "start_stage", ST[v], "sdk_musl")) \
+				" | " sms(bv(k, "restart_stage", ST[v], "sdk")) " |"
+		print "| **the SDK's own part (FIFOs .. on_start)** | " sms(own_start(k, "start_stage", "sdk")) " | " \
+			sms(own_start(k, "start_stage", "sdk_musl")) " | " sms(own_start(k, "restart_stage", "sdk")) " |"
+		print "| insmod .. first reply; SIGKILL .. first reply (measured from user space) | " \
+			sms(bv(k, "start", "first_reply", "sdk")) " | " sms(bv(k, "start", "first_reply", "sdk_musl")) " | " \
+			sms(bv(k, "restart", "first_reply", "sdk")) " |"
+		print "| fork+exec .. first reply | " sms(bv(k, "start", "first_reply", "fork_exec")) " | " \
+			sms(bv(k, "start", "first_reply", "fork_exec_musl")) " | " sms(bv(k, "restart", "first_reply", "fork_exec")) " |"
+	}
+
 	print ""
 	print "### Footprint"
 	print ""
@@ -347,6 +378,16 @@ function kernel_section(i,    k, s, t, v, a, b, c, f, x, line) {
 # ---- bpfilter (bench/bpfilter_bench.sh) ----
 # Its figures for N rules on kernel k; "" when not measured.
 function bv(k, g, c, i) { return has(k, key(g, c, i)) ? med(k, key(g, c, i)) : "" }
+# The SDK's own part of a start: its stages from the FIFOs to on_start.
+function own_start(k, g, impl,    i, t, v, sum) {
+	split("fifos reader exec hello on_start", t, " ")
+	for (i = 1; i <= 5; i++) {
+		v = bv(k, g, t[i], impl)
+		if (v == "") return ""
+		sum += v
+	}
+	return sum
+}
 # The time per packet through veth with no firewall: the median of the
 # three measurements (before, between and after the firewalls).
 function none(k,    i, m, v, t) {

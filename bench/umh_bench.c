@@ -21,11 +21,18 @@
  *	handshake is part of insmod), then rmmod; against fork + exec of
  *	HELPER until its first reply; and, to split the first figure, the
  *	bare insmod of each BASELINE_KO (modules with no helper: the module
- *	loader's own cost).  Also the fresh helpers' resident memory.  SUFFIX (e.g.
- *	musl, or - for none) is appended to the CSV "impl" names.
+ *	loader's own cost).  Also the fresh helpers' resident memory, and
+ *	where the SDK's starts took their time (the status view's
+ *	last_start_us, medians).  SUFFIX (e.g. musl, or - for none) is
+ *	appended to the CSV "impl" names.
+ *   umh_bench restart HELPER PER_BATCH
+ *	SIGKILL of the running helper until the first ping reply of the next
+ *	one, against fork + exec of HELPER until its first reply; and where
+ *	the restarts took their time.  The module must be loaded with a
+ *	restart window short enough for no backoff.
  *
- * The echo module must be loaded for rtt, bulk and conc, and not for
- * start.  Prints CSV lines (bench.h).  Exit status 0, or 1 with a message.
+ * The echo module must be loaded for rtt, bulk, conc and restart, and not
+ * for start.  Prints CSV lines (bench.h).  Exit status 0, or 1 with a message.
  */
 #include <libgen.h>
 #include <sys/ioctl.h>
@@ -37,6 +44,7 @@
 
 #define DEV		"/dev/echo_umh"
 #define ECHO_MODULE	"echo_umh"
+#define STATUS		"/sys/module/" ECHO_MODULE "/umh_echo/"
 #define BULK_TIMEOUT_MS	120000
 #define MAX_BASELINES	4
 
@@ -205,6 +213,64 @@ static int cmd_conc(unsigned int threads, unsigned int ms)
 	return 0;
 }
 
+/* ---- where a start took its time: the status view's last_start_us ---- */
+
+static const char *const stage_names[] = {
+	"wait", "teardown", "fifos", "reader", "exec", "hello", "on_start",
+};
+#define N_STAGES	(sizeof(stage_names) / sizeof(stage_names[0]))
+
+struct stages {
+	double *v[N_STAGES];	/* microseconds, one per start */
+	unsigned int n, cap;
+};
+
+static int stages_read(struct stages *st)
+{
+	unsigned int u[N_STAGES], i;
+	FILE *f = fopen(STATUS "last_start_us", "r");
+	int got;
+
+	if (!f)
+		return -1;
+	got = fscanf(f, "wait=%u teardown=%u fifos=%u reader=%u exec=%u hello=%u on_start=%u",
+		     &u[0], &u[1], &u[2], &u[3], &u[4], &u[5], &u[6]);
+	fclose(f);
+	if (got != (int)N_STAGES) {
+		errno = EPROTO;
+		return -1;
+	}
+	if (st->n == st->cap) {
+		st->cap = st->cap ? 2 * st->cap : 64;
+		for (i = 0; i < N_STAGES; i++) {
+			double *v = realloc(st->v[i], st->cap * sizeof(double));
+
+			if (!v)
+				return -1;
+			st->v[i] = v;
+		}
+	}
+	for (i = 0; i < N_STAGES; i++)
+		st->v[i][st->n] = u[i];
+	st->n++;
+	return 0;
+}
+
+/* Each stage's median over every start, as a figure in ns. */
+static void stages_print(struct stages *st, const char *group,
+			 const char *impl)
+{
+	unsigned int i;
+
+	for (i = 0; i < N_STAGES && st->n; i++) {
+		bench_print_value(group, stage_names[i], impl, "ns",
+				  1000.0 * bench_quantile(st->v[i], st->n, 0.5));
+		free(st->v[i]);
+		st->v[i] = NULL;
+	}
+	st->n = st->cap = 0;
+}
+
 /* ---- helper start: insmod to first reply ---- */
 
 struct load {
@@ -212,6 +278,7 @@ struct load {
 	char name[64];		/* module name, for delete_module() */
 	int ping;		/* the echo module: wait for a first reply */
 	long rss_kb;
+	struct stages st;
 };
 
 static int load_open(struct load *l, const char *ko, int ping)
@@ -254,8 +321,11 @@ static int load_batch(void *ctx, double *out, unsigned int n)
 			ret = fd < 0 ? -1 : ioctl(fd, ECHO_IOC_PING, &ping);
 		}
 		out[i] = (double)(bench_now_ns() - t0);
-		if (l->ping && !ret)
+		if (l->ping && !ret) {
 			l->rss_kb = ref_rss_kb((pid_t)ping.pid);
+			if (stages_read(&l->st))
+				ret = -1;
+		}
 		if (fd >= 0)
 			close(fd);
 		/* rmmod waits for the helper to be gone. */
@@ -309,8 +379,85 @@ static int cmd_start(const char *ko, const char *helper, unsigned int per,
 		return bench_fail("start");
 	ref_spawn_close(&sp);
 	print_all("start", "first_reply", "ns", v, 2 + nb);
+	stages_print(&sdk.st, "start_stage", names[0]);
 	bench_print_value("mem", "helper_rss", names[0], "kB", (double)sdk.rss_kb);
 	bench_print_value("mem", "helper_rss", names[1], "kB", (double)sp.rss_kb);
+	return 0;
+}
+
+/* ---- helper restart: SIGKILL to the next helper's first reply ---- */
+
+static pid_t helper_pid(void)
+{
+	FILE *f = fopen(STATUS "pid", "r");
+	int pid = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	return (pid_t)pid;
+}
+
+static int restart_batch(void *ctx, double *out, unsigned int n)
+{
+	struct stages *st = ctx;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		pid_t old = helper_pid();
+		uint64_t t0;
+
+		if (old <= 0) {
+			errno = ESRCH;
+			return -1;
+		}
+		t0 = bench_now_ns();
+		if (kill(old, SIGKILL))
+			return -1;
+		/*
+		 * A ping that raced the death fails (the helper died on it);
+		 * the next one waits while the restart is under way.
+		 */
+		for (;;) {
+			struct echo_ioc_ping ping = { .cookie = 42 };
+
+			if (!ioctl(dev, ECHO_IOC_PING, &ping) &&
+			    (pid_t)ping.pid != old)
+				break;
+			if (bench_now_ns() - t0 > 10000000000ULL) {
+				errno = ETIMEDOUT;
+				return -1;
+			}
+		}
+		out[i] = (double)(bench_now_ns() - t0);
+		if (stages_read(st))
+			return -1;
+	}
+	return 0;
+}
+
+static int cmd_restart(const char *helper, unsigned int per)
+{
+	struct bench_opts o = {
+		.per_batch = per, .window = 4, .max_batches = 10,
+		.whole_batches = 1,
+	};
+	struct stages st = { 0 };
+	struct ref_spawn sp;
+	struct bench_variant v[2] = {
+		{ .impl = "sdk", .fn = restart_batch, .ctx = &st },
+		{ .impl = "fork_exec", .fn = ref_spawn_batch, .ctx = &sp },
+	};
+
+	if (open_dev() || ref_spawn_open(&sp, helper))
+		return bench_fail("restart setup");
+	if (bench_run_side_by_side(v, 2, &o))
+		return bench_fail("restart");
+	ref_spawn_close(&sp);
+	print_all("restart", "first_reply", "ns", v, 2);
+	stages_print(&st, "restart_stage", "sdk");
 	return 0;
 }
 
@@ -328,6 +475,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "conc") && argc == 4)
 		return cmd_conc(strtoul(argv[2], NULL, 0),
 				strtoul(argv[3], NULL, 0));
+	if (!strcmp(cmd, "restart") && argc == 4)
+		return cmd_restart(argv[2], strtoul(argv[3], NULL, 0));
 	if (!strcmp(cmd, "start") && argc >= 6)
 		return cmd_start(argv[2], argv[3], strtoul(argv[4], NULL, 0),
 				 argv[5], argv + 6, (unsigned int)(argc - 6));
