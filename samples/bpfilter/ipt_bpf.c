@@ -1875,6 +1875,22 @@ static void emit_main(struct cg *c)
  * iface(r1 = ifindex, r2 = byte offset of the word, r3 = bit): that bit
  * of the device's BPFILTER_MAP_IFACES entry, 0 without an entry.
  */
+/*
+ * A leaf's lookup of the device r1 in the interface map, r2 kept in r6:
+ * r0 the entry; without one the leaf returns 0.
+ */
+static void emit_iface_lookup(struct cg *c)
+{
+	emit(c, STX(BPF_W, R10, R1, IPT_BPF_KEY_FP));
+	emit(c, MOV64_REG(R6, R2));
+	emit(c, MOV64_REG(R2, R10));
+	emit(c, ALU64_IMM(BPF_ADD, R2, IPT_BPF_KEY_FP));
+	emit_ld_map(c, R1, BPFILTER_MAP_IFACES);
+	emit(c, CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	emit(c, JMP_IMM(BPF_JNE, R0, 0, 1));
+	emit(c, EXIT());
+}
+
 static void emit_leaves(struct cg *c, unsigned int *iface_pc,
 			unsigned int *ifbits_pc)
 {
@@ -1886,14 +1902,7 @@ static void emit_leaves(struct cg *c, unsigned int *iface_pc,
 		 * words of the device's entry there.
 		 */
 		*ifbits_pc = c->n;
-		emit(c, STX(BPF_W, R10, R1, IPT_BPF_KEY_FP));
-		emit(c, MOV64_REG(R6, R2));
-		emit(c, MOV64_REG(R2, R10));
-		emit(c, ALU64_IMM(BPF_ADD, R2, IPT_BPF_KEY_FP));
-		emit_ld_map(c, R1, BPFILTER_MAP_IFACES);
-		emit(c, CALL_HELPER(BPF_FUNC_map_lookup_elem));
-		emit(c, JMP_IMM(BPF_JNE, R0, 0, 1));
-		emit(c, EXIT());
+		emit_iface_lookup(c);
 		for (w = 0; w < words && w < IPT_BPF_IFB_WORDS; w++) {
 			emit(c, LDX(BPF_DW, R1, R0, (int)w * 8));
 			emit(c, STX(BPF_DW, R6, R1, (int)w * 8));
@@ -1903,15 +1912,8 @@ static void emit_leaves(struct cg *c, unsigned int *iface_pc,
 	if (!c->used_iface)
 		return;
 	*iface_pc = c->n;
-	emit(c, STX(BPF_W, R10, R1, IPT_BPF_KEY_FP));
-	emit(c, MOV64_REG(R6, R2));
 	emit(c, MOV64_REG(R7, R3));
-	emit(c, MOV64_REG(R2, R10));
-	emit(c, ALU64_IMM(BPF_ADD, R2, IPT_BPF_KEY_FP));
-	emit_ld_map(c, R1, BPFILTER_MAP_IFACES);
-	emit(c, CALL_HELPER(BPF_FUNC_map_lookup_elem));
-	emit(c, JMP_IMM(BPF_JNE, R0, 0, 1));
-	emit(c, EXIT());
+	emit_iface_lookup(c);
 	emit(c, ALU64_REG(BPF_ADD, R0, R6));
 	emit(c, LDX(BPF_DW, R0, R0, 0));
 	emit(c, ALU64_REG(BPF_RSH, R0, R7));

@@ -193,6 +193,35 @@ static int t_finish(struct tbl *b, struct ipt_table *t, char *why)
 	return ret;
 }
 
+/*
+ * A filter table of @n entries @rule(b, i) in INPUT, whose policy is
+ * @input_policy; FORWARD and OUTPUT empty, ACCEPT.  Return: t_finish()'s.
+ */
+static int input_table(struct ipt_table *t, unsigned int n,
+		       void (*rule)(struct tbl *b, unsigned int i),
+		       int input_policy, char *why)
+{
+	struct tbl *b = calloc(1, sizeof(*b));
+	unsigned int h, i;
+	int ret;
+
+	if (!b)
+		abort();
+	for (h = 1; h <= 3; h++) {
+		b->hook_entry[h] = b->size;
+		for (i = 0; h == 1 && i < n; i++)
+			rule(b, i);
+		b->underflow[h] = b->size;
+		t_entry(b, NULL);
+		t_std(b, h == 1 ? input_policy : V_ACCEPT, -1);
+	}
+	t_error(b, XT_ERROR_TARGET);
+	ret = t_finish(b, t, why);
+	free(b->buf);
+	free(b);
+	return ret;
+}
+
 /* ---- random tables ---- */
 
 static const char *const if_names[] = { "eth0", "eth1", "wlan0", "lo",
@@ -1143,42 +1172,34 @@ static void test_limits(void)
 }
 
 /* 4097 different -i patterns: -E2BIG */
+/* "-i if<i> -j DROP" */
+static void iface_rule(struct tbl *b, unsigned int i)
+{
+	struct ipt_ip ip;
+
+	memset(&ip, 0, sizeof(ip));
+	snprintf(ip.iniface, IFNAMSIZ, "if%u", i);
+	memset(ip.iniface_mask, 0xFF, strlen(ip.iniface) + 1);
+	t_entry(b, &ip);
+	t_std(b, V_DROP, -1);
+}
+
 static void test_too_many_ifaces(void)
 {
-	struct tbl *b = calloc(1, sizeof(*b));
 	char why[IPT_TABLE_WHY_LEN];
 	struct ipt_bpf_prog bp;
 	struct ipt_table t;
-	unsigned int h, i;
 	int ret;
 
-	(void)bp;
-	if (!b)
-		abort();
-	for (h = 1; h <= 3; h++) {
-		b->hook_entry[h] = b->size;
-		for (i = 0; h == 1 && i < BPFILTER_MAX_IFACES + 1; i++) {
-			struct ipt_ip ip;
-
-			memset(&ip, 0, sizeof(ip));
-			snprintf(ip.iniface, IFNAMSIZ, "if%u", i);
-			memset(ip.iniface_mask, 0xFF, strlen(ip.iniface) + 1);
-			t_entry(b, &ip);
-			t_std(b, V_DROP, -1);
-		}
-		b->underflow[h] = b->size;
-		t_entry(b, NULL);
-		t_std(b, V_ACCEPT, -1);
-	}
-	t_error(b, XT_ERROR_TARGET);
-	if (t_finish(b, &t, why))
+	if (input_table(&t, BPFILTER_MAX_IFACES + 1, iface_rule, V_ACCEPT,
+			why))
 		abort();
 	ret = ipt_bpf_compile(&t, &bp, why, sizeof(why));
 	is(ret, -E2BIG, "%u interface patterns: -E2BIG (%s)",
 	   BPFILTER_MAX_IFACES + 1, why);
+	if (!ret)
+		ipt_bpf_free(&bp);
 	ipt_table_free(&t);
-	free(b->buf);
-	free(b);
 }
 
 static void test_random(const char *no_bpf, uint64_t seed, bool runs,
@@ -1360,40 +1381,31 @@ static int big_table(struct ipt_table *t, unsigned int n, bool mix, char *why)
  * address, the case grp_length() bounds its work for.  Rule 0 takes the
  * low half, rule 1 the high one; nothing reaches the others.
  */
+/* "-s 0.0.0.0/1 -j ACCEPT" and "-s 128.0.0.0/1 -j DROP" by turns */
+static void half_rule(struct tbl *b, unsigned int i)
+{
+	struct ipt_ip ip;
+
+	memset(&ip, 0, sizeof(ip));
+	ip.src.s_addr = i % 2 ? htonl(0x80000000) : 0;
+	ip.smsk.s_addr = htonl(0x80000000);
+	t_entry(b, &ip);
+	t_std(b, i % 2 ? V_DROP : V_ACCEPT, -1);
+}
+
 static void test_cover_runs(const char *no_bpf, unsigned int n)
 {
-	struct tbl *b = calloc(1, sizeof(*b));
 	char why[IPT_TABLE_WHY_LEN];
 	struct xt_counters c0 = { 0 }, c1 = { 0 }, c2 = { 0 };
 	struct timespec t0, t1;
 	struct ipt_bpf_prog bp;
 	struct ipt_table t;
 	struct loaded l;
-	unsigned int h, i, bad = 0;
+	unsigned int bad = 0;
 	int ret;
 
-	if (!b)
+	if (input_table(&t, n, half_rule, V_ACCEPT, why))
 		abort();
-	for (h = 1; h <= 3; h++) {
-		b->hook_entry[h] = b->size;
-		for (i = 0; h == 1 && i < n; i++) {
-			struct ipt_ip ip;
-
-			memset(&ip, 0, sizeof(ip));
-			ip.src.s_addr = i % 2 ? htonl(0x80000000) : 0;
-			ip.smsk.s_addr = htonl(0x80000000);
-			t_entry(b, &ip);
-			t_std(b, i % 2 ? V_DROP : V_ACCEPT, -1);
-		}
-		b->underflow[h] = b->size;
-		t_entry(b, NULL);
-		t_std(b, V_ACCEPT, -1);
-	}
-	t_error(b, XT_ERROR_TARGET);
-	if (t_finish(b, &t, why))
-		abort();
-	free(b->buf);
-	free(b);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = ipt_bpf_compile(&t, &bp, why, sizeof(why));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -1517,35 +1529,24 @@ static void test_big(const char *no_bpf)
 	}
 }
 
+/* "-p tcp --dport <i + 1> -j ACCEPT" */
+static void port_rule(struct tbl *b, unsigned int i)
+{
+	struct ipt_ip ip = { .proto = IPPROTO_TCP };
+	struct xt_tcp m = { .spts = { 0, 0xFFFF }, .dpts = { i + 1, i + 1 } };
+
+	t_entry(b, &ip);
+	t_match(b, "tcp", 0, &m, sizeof(m));
+	t_std(b, V_ACCEPT, -1);
+}
+
 /* @n rules "-p tcp --dport <i + 1> -j ACCEPT" in INPUT, policy DROP */
 static void port_table(struct ipt_table *t, unsigned int n)
 {
-	struct tbl *b = calloc(1, sizeof(*b));
 	char why[IPT_TABLE_WHY_LEN];
-	unsigned int h, i;
 
-	if (!b)
+	if (input_table(t, n, port_rule, V_DROP, why))
 		abort();
-	for (h = 1; h <= 3; h++) {
-		b->hook_entry[h] = b->size;
-		for (i = 0; h == 1 && i < n; i++) {
-			struct ipt_ip ip = { .proto = IPPROTO_TCP };
-			struct xt_tcp m = { .spts = { 0, 0xFFFF },
-					    .dpts = { i + 1, i + 1 } };
-
-			t_entry(b, &ip);
-			t_match(b, "tcp", 0, &m, sizeof(m));
-			t_std(b, V_ACCEPT, -1);
-		}
-		b->underflow[h] = b->size;
-		t_entry(b, NULL);
-		t_std(b, h == 1 ? V_DROP : V_ACCEPT, -1);
-	}
-	t_error(b, XT_ERROR_TARGET);
-	if (t_finish(b, t, why))
-		abort();
-	free(b->buf);
-	free(b);
 }
 
 /*
