@@ -446,6 +446,7 @@ static int umh_mount(struct umh_blob *ub)
 struct umh_blob *umh_blob_create(const struct umh_blob_config *cfg,
 				 const void *blob, size_t size)
 {
+	ktime_t t0 = ktime_get();
 	struct kobject *parent;
 	struct umh_blob *ub;
 	int ret;
@@ -495,6 +496,8 @@ struct umh_blob *umh_blob_create(const struct umh_blob_config *cfg,
 		goto err;
 	}
 	parent = cfg->owner ? &cfg->owner->mkobj.kobj : kernel_kobj;
+	/* the status view's create_us: the copy and the mount, mostly */
+	ub->create_us = umh_us_since(t0);
 	ret = kobject_add(&ub->kobj, parent, "umh_%s", ub->name);
 	if (ret)
 		goto err;

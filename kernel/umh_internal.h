@@ -171,6 +171,7 @@ struct umh_blob {
 	ktime_t died_at;		/* when a restart was scheduled */
 	u32 restart_us[2];		/* WAIT, TEARDOWN of the restart under way */
 	u32 start_us[UMH_START_NR];	/* the last successful start */
+	u32 create_us;			/* umh_blob_create() */
 
 	atomic64_t calls, failures, timeouts, violations, sandbox_kills;
 	atomic_t restarts;

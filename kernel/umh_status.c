@@ -144,6 +144,7 @@ UMH_STATUS(sandbox, UMH_ST_SANDBOX, proc);
 UMH_STATUS(last_error, UMH_ST_INT, last_error);
 UMH_STATUS(protocol, UMH_ST_PROTOCOL, cfg);
 UMH_STATUS(last_start_us, UMH_ST_START, start_us);
+UMH_STATUS(create_us, UMH_ST_UINT, create_us);
 
 static struct attribute *umh_attrs[] = {
 	&umh_status_state.attr.attr,
@@ -159,6 +160,7 @@ static struct attribute *umh_attrs[] = {
 	&umh_status_last_error.attr.attr,
 	&umh_status_protocol.attr.attr,
 	&umh_status_last_start_us.attr.attr,
+	&umh_status_create_us.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(umh);

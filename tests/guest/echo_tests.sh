@@ -84,6 +84,7 @@ test_status_view() {
 	# the first start: no restart's wait or teardown, every stage timed
 	grep -Eqx 'wait=0 teardown=0 fifos=[0-9]+ reader=[0-9]+ exec=[0-9]+ hello=[0-9]+ on_start=[0-9]+' \
 		$S/last_start_us || fail "last_start_us: $(<$S/last_start_us)"
+	grep -Eqx '[0-9]+' $S/create_us || fail "create_us: $(<$S/create_us)"
 }
 
 test_sigkill_restart() {
