@@ -119,13 +119,18 @@ function intro(    i, line) {
 	print "of the references (two). On one vCPU a figure is the CPU work of its path."
 }
 
-function headlines(    i, s, t, a, b, hdr, sep) {
+# A table's head: the two given columns, then one per kernel.
+function khead(a, b,    i, hdr, sep) {
+	hdr = "| " a " | " b " |"; sep = "|---|---|"
+	for (i = 1; i <= n; i++) { hdr = hdr " Linux " short(K[i]) " |"; sep = sep "---:|" }
+	print hdr; print sep
+}
+
+function headlines(    i, s, t, a, b) {
 	print ""
 	print "## Headline ratios"
 	print ""
-	hdr = "| Figure | Ratio |"; sep = "|---|---|"
-	for (i = 1; i <= n; i++) { hdr = hdr " Linux " short(K[i]) " |"; sep = sep "---:|" }
-	print hdr; print sep
+	khead("Figure", "Ratio")
 	printf "figure" > (tmp "/ratios.dat")
 	for (i = 1; i <= n; i++) printf " \"Linux %s\"", short(K[i]) >> (tmp "/ratios.dat")
 	printf "\n" >> (tmp "/ratios.dat")
@@ -157,6 +162,13 @@ function headlines(    i, s, t, a, b, hdr, sep) {
 	for (i = 1; i <= n; i++) R[i] = div(own_start(K[i], "start_stage", "sdk"), bv(K[i], "start", "first_reply", "fork_exec"))
 	plotname = "SDK's own start"
 	hrow("The SDK's own start (umh_blob_start() to the handshake done, on_start included), glibc", "SDK / fork+exec to first reply")
+	for (i = 1; i <= n; i++) {
+		R[i] = own_start(K[i], "start_stage", "sdk")
+		R[i] = R[i] == "" || bv(K[i], "start_stage", "create", "sdk") == "" ? "" : \
+			div(R[i] + bv(K[i], "start_stage", "create", "sdk"), bv(K[i], "start", "first_reply", "copy_fork_exec"))
+	}
+	plotname = "create + own start"
+	hrow("The blob copied (umh_blob_create()) and the SDK's own start, glibc", "SDK / a fresh copy of the binary written to a memfd, fork+exec'd to first reply")
 	plotname = "restart"
 	headline("Helper restart (SIGKILL to the next helper's first reply), glibc", "SDK / fork+exec to first reply", "restart", "first_reply", "sdk", "fork_exec", "median")
 	headline("Blob size", "musl / glibc", "mem", "blob", "musl", "glibc", "median")
@@ -325,6 +337,8 @@ function kernel_section(i,    k, s, t, v, a, b, c, f, x, line, ST, STN) {
 		print ""
 		print "| Stage | start, glibc | start, musl | restart, glibc |"
 		print "|---|---:|---:|---:|"
+		print "| at insmod, once: the blob copied into shmem, the mount (`umh_blob_create()`) | " \
+			sms(bv(k, "start_stage", "create", "sdk")) " | " sms(bv(k, "start_stage", "create", "sdk_musl")) " | |"
 		split("wait teardown fifos reader exec hello on_start", ST, " ")
 		split("restart: waiting for the restart work|restart: the old process torn down|FIFOs made and opened|reader thread created|call_usermodehelper_exec() until the exec|handshake (the helper's own start, then hello)|on_start", STN, "|")
 		for (v = 1; v <= 7; v++)
@@ -337,6 +351,8 @@ function kernel_section(i,    k, s, t, v, a, b, c, f, x, line, ST, STN) {
 			sms(bv(k, "restart", "first_reply", "sdk")) " |"
 		print "| fork+exec .. first reply | " sms(bv(k, "start", "first_reply", "fork_exec")) " | " \
 			sms(bv(k, "start", "first_reply", "fork_exec_musl")) " | " sms(bv(k, "restart", "first_reply", "fork_exec")) " |"
+		print "| copy to a memfd + fork+exec .. first reply | " sms(bv(k, "start", "first_reply", "copy_fork_exec")) " | " \
+			sms(bv(k, "start", "first_reply", "copy_fork_exec_musl")) " | |"
 	}
 
 	print ""
@@ -425,7 +441,7 @@ function trow(title, target, op, t,    i, line) {
 function ns(v) { return v == "" ? "n/a" : v >= 10000 ? sprintf("%.1f us", v / 1000) : sprintf("%.0f ns", v) }
 function num(v) { return v == "" ? "n/a" : sprintf("%.0f", v) }
 
-function bpfilter_headlines(    i, k, hdr, sep, line, x) {
+function bpfilter_headlines(    i, k, line, x) {
 	if (!has(K[1], key("bpf", 10, "bpfilter"))) return
 	print ""
 	print "## bpfilter: the targets"
@@ -440,9 +456,7 @@ function bpfilter_headlines(    i, k, hdr, sep, line, x) {
 	print "packet is its time through veth minus the time with no firewall loaded"
 	print "(for bpfilter at least its program's time). Details per kernel below."
 	print ""
-	hdr = "| Figure | Target |"; sep = "|---|---|"
-	for (i = 1; i <= n; i++) { hdr = hdr " Linux " short(K[i]) " |"; sep = sep "---:|" }
-	print hdr; print sep
+	khead("Figure", "Target")
 	for (i = 1; i <= n; i++) R[i] = div(bv(K[i], "insns", 2048, "xlated"), 39121)
 	trow("Instructions (xlated) at 2,048 rules / facebook/bpfilter's 39,121", "<= 0.5", "<=", 0.5)
 	# paired (side by side) when the CSV has it
@@ -531,8 +545,8 @@ function bpfilter_section(i,    k, c, nc, C, f, line, x, PA) {
 END {
 	nsz = split("0 64 4096 65536", SZ, " ")
 	nth = split("1 4 8", TH, " ")
-	nstart = split("sdk|fork_exec|sdk_musl|fork_exec_musl|insmod_bench_nop|insmod_bench_pad", STARTIMPL, "|")
-	split("SDK, glibc helper|fork+exec, glibc helper|SDK, musl helper|fork+exec, musl helper|insmod, empty module|insmod, 768 KiB module", STARTNAME, "|")
+	nstart = split("sdk|fork_exec|copy_fork_exec|sdk_musl|fork_exec_musl|copy_fork_exec_musl|insmod_bench_nop|insmod_bench_pad", STARTIMPL, "|")
+	split("SDK, glibc helper|fork+exec, glibc helper|copy + fork+exec, glibc helper|SDK, musl helper|fork+exec, musl helper|copy + fork+exec, musl helper|insmod, empty module|insmod, 768 KiB module", STARTNAME, "|")
 	nmem = split("blob|ko_file|init_sections|module_after_init|shmem_copy", MEMKEY, "|")
 	split("Helper blob (static binary)|echo_umh.ko file|Init sections of the .ko (freed after init; the blob is in .init.rodata)|Module memory after init (/proc/modules)|Copy of the blob the SDK keeps (shmem file, for restarts)", MEMNAME, "|")
 	intro()

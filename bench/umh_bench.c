@@ -19,7 +19,9 @@
  *   umh_bench start KO HELPER PER_BATCH SUFFIX [BASELINE_KO...]
  *	insmod of KO (the echo module) until the first ping reply (the
  *	handshake is part of insmod), then rmmod; against fork + exec of
- *	HELPER until its first reply; and, to split the first figure, the
+ *	HELPER until its first reply, and of a fresh copy of it (a memfd
+ *	written before each fork, as the SDK copies its blob into a shmem
+ *	file); and, to split the first figure, the
  *	bare insmod of each BASELINE_KO (modules with no helper: the module
  *	loader's own cost).  Also the fresh helpers' resident memory, and
  *	where the SDK's starts took their time (the status view's
@@ -215,8 +217,10 @@ static int cmd_conc(unsigned int threads, unsigned int ms)
 
 /* ---- where a start took its time: the status view's last_start_us ---- */
 
+/* last_start_us's stages, then create_us */
 static const char *const stage_names[] = {
 	"wait", "teardown", "fifos", "reader", "exec", "hello", "on_start",
+	"create",
 };
 #define N_STAGES	(sizeof(stage_names) / sizeof(stage_names[0]))
 
@@ -235,6 +239,11 @@ static int stages_read(struct stages *st)
 		return -1;
 	got = fscanf(f, "wait=%u teardown=%u fifos=%u reader=%u exec=%u hello=%u on_start=%u",
 		     &u[0], &u[1], &u[2], &u[3], &u[4], &u[5], &u[6]);
+	fclose(f);
+	f = fopen(STATUS "create_us", "r");
+	if (!f)
+		return -1;
+	got += fscanf(f, "%u", &u[7]);
 	fclose(f);
 	if (got != (int)N_STAGES) {
 		errno = EPROTO;
@@ -348,10 +357,10 @@ static int cmd_start(const char *ko, const char *helper, unsigned int per,
 		.per_batch = per, .window = 4, .max_batches = 10,
 		.whole_batches = 1,
 	};
-	struct bench_variant v[2 + MAX_BASELINES] = { 0 };
-	char names[2 + MAX_BASELINES][80];
+	struct bench_variant v[3 + MAX_BASELINES] = { 0 };
+	char names[3 + MAX_BASELINES][80];
 	struct load sdk, base[MAX_BASELINES];
-	struct ref_spawn sp;
+	struct ref_spawn sp, cp;
 	const char *sfx = strcmp(suffix, "-") ? suffix : "";
 	unsigned int i;
 
@@ -359,26 +368,31 @@ static int cmd_start(const char *ko, const char *helper, unsigned int per,
 		errno = E2BIG;
 		return bench_fail("baselines");
 	}
-	if (load_open(&sdk, ko, 1) || ref_spawn_open(&sp, helper))
+	if (load_open(&sdk, ko, 1) || ref_spawn_open(&sp, helper) ||
+	    ref_spawn_open_copy(&cp, helper))
 		return bench_fail("start setup");
 	snprintf(names[0], sizeof(names[0]), "sdk%s%s", *sfx ? "_" : "", sfx);
 	snprintf(names[1], sizeof(names[1]), "fork_exec%s%s", *sfx ? "_" : "",
 		 sfx);
 	v[0] = (struct bench_variant){ .impl = names[0], .fn = load_batch, .ctx = &sdk };
 	v[1] = (struct bench_variant){ .impl = names[1], .fn = ref_spawn_batch, .ctx = &sp };
+	snprintf(names[2], sizeof(names[2]), "copy_fork_exec%s%s",
+		 *sfx ? "_" : "", sfx);
+	v[2] = (struct bench_variant){ .impl = names[2], .fn = ref_spawn_batch, .ctx = &cp };
 	for (i = 0; i < nb; i++) {
 		if (load_open(&base[i], baselines[i], 0))
 			return bench_fail(baselines[i]);
-		snprintf(names[2 + i], sizeof(names[2 + i]), "insmod_%s",
+		snprintf(names[3 + i], sizeof(names[3 + i]), "insmod_%s",
 			 base[i].name);
-		v[2 + i] = (struct bench_variant){
-			.impl = names[2 + i], .fn = load_batch, .ctx = &base[i],
+		v[3 + i] = (struct bench_variant){
+			.impl = names[3 + i], .fn = load_batch, .ctx = &base[i],
 		};
 	}
-	if (bench_run_side_by_side(v, 2 + nb, &o))
+	if (bench_run_side_by_side(v, 3 + nb, &o))
 		return bench_fail("start");
 	ref_spawn_close(&sp);
-	print_all("start", "first_reply", "ns", v, 2 + nb);
+	ref_spawn_close(&cp);
+	print_all("start", "first_reply", "ns", v, 3 + nb);
 	stages_print(&sdk.st, "start_stage", names[0]);
 	bench_print_value("mem", "helper_rss", names[0], "kB", (double)sdk.rss_kb);
 	bench_print_value("mem", "helper_rss", names[1], "kB", (double)sp.rss_kb);
