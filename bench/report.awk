@@ -335,6 +335,12 @@ function kernel_section(i,    k, s, t, v, a, b, c, f, x, line, ST, STN) {
 		print "running helper SIGKILLed, until the next one answered a ping (module loaded"
 		print "with a 1 ms restart window: no backoff)."
 		print ""
+		print "Each start sample loads the module anew, so the helper runs from a fresh"
+		print "copy of the blob: under TCG, code at new pages is translated again, which"
+		print "is most of the first handshake. A restart runs the same copy again (its"
+		print "handshake is a quarter of that), and so does fork+exec of one file; the"
+		print "copy + fork+exec reference writes a fresh copy each time, as the SDK does."
+		print ""
 		print "| Stage | start, glibc | start, musl | restart, glibc |"
 		print "|---|---:|---:|---:|"
 		print "| at insmod, once: the blob copied into shmem, the mount (`umh_blob_create()`) | " \
