@@ -412,15 +412,17 @@ function own_start(k, g, impl,    i, t, v, sum) {
 }
 # The time per packet through veth with no firewall: the median of the
 # three measurements (before, between and after the firewalls).
+function min3(v) { return v[1] < v[2] ? (v[1] < v[3] ? v[1] : v[3]) : (v[2] < v[3] ? v[2] : v[3]) }
+function max3(v) { return v[1] > v[2] ? (v[1] > v[3] ? v[1] : v[3]) : (v[2] > v[3] ? v[2] : v[3]) }
 function none(k,    i, m, v, t) {
 	m = 0
 	split("none none_mid none_end", t, " ")
 	for (i = 1; i <= 3; i++)
 		if (has(k, key("veth", 0, t[i]))) v[++m] = med(k, key("veth", 0, t[i]))
 	if (!m) return ""
-	if (m == 3) return v[1] + v[2] + v[3] - (v[1] > v[2] ? (v[1] > v[3] ? v[1] : v[3]) : (v[2] > v[3] ? v[2] : v[3])) \
-		- (v[1] < v[2] ? (v[1] < v[3] ? v[1] : v[3]) : (v[2] < v[3] ? v[2] : v[3]))
-	return m == 2 ? (v[1] + v[2]) / 2 : v[1]
+	if (m == 2) return (v[1] + v[2]) / 2
+	# the middle one of three: the sum less the least and the greatest
+	return m == 1 ? v[1] : v[1] + v[2] + v[3] - min3(v) - max3(v)
 }
 # The firewall's own time per packet through veth: the time with it minus
 # the time with no firewall.  For bpfilter it is at least its program's

@@ -87,7 +87,6 @@ struct umh_poll {
 	struct umh_proc *proc;
 };
 
-/* One generation of the helper process. */
 /*
  * Where the last successful start of a helper spent its time, in
  * microseconds (the status view's last_start_us).  WAIT and TEARDOWN are a
@@ -105,6 +104,7 @@ enum umh_start_stage {
 	UMH_START_NR
 };
 
+/* One generation of the helper process. */
 struct umh_proc {
 	struct kref ref;
 	struct umh_blob *ub;
@@ -169,7 +169,8 @@ struct umh_blob {
 	struct delayed_work health_work;
 	atomic_t nprocs;		/* generations not yet released */
 	ktime_t died_at;		/* when a restart was scheduled */
-	u32 restart_us[2];		/* WAIT, TEARDOWN of the restart under way */
+	/* WAIT and TEARDOWN of the restart under way (the first two stages) */
+	u32 restart_us[UMH_START_TEARDOWN + 1];
 	u32 start_us[UMH_START_NR];	/* the last successful start */
 	u32 create_us;			/* umh_blob_create() */
 
