@@ -35,6 +35,9 @@
 #define _UMH_SDK_HELPER_H
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +167,14 @@ void umh_log(int level, const char *fmt, ...)
 #define umh_info(...)	umh_log(6, __VA_ARGS__)
 
 /* ---- runtime internals ---- */
+
+/*
+ * Request and reply buffers larger than this are one call's: freed once
+ * its reply is sent, so a helper that served one large call gives the
+ * memory back instead of keeping its peak until it exits.  Smaller ones
+ * are kept for the next call.
+ */
+#define UMH__KEEP_BYTES		(256 * 1024)
 
 struct umh__helper {
 	const struct umh_proto *proto;
@@ -355,7 +366,18 @@ static inline int umh__dispatch(struct umh__helper *h,
 			d->name, h->out.len);
 		status = -EMSGSIZE;
 	}
-	return umh__reply(h, req, status, h->out.data, h->out.len);
+	status = umh__reply(h, req, status, h->out.data, h->out.len);
+	if (h->req_cap > UMH__KEEP_BYTES) {
+		free(h->req);
+		h->req = NULL;
+		h->req_cap = 0;
+	}
+	if (h->out.cap > UMH__KEEP_BYTES) {
+		free(h->out.buf);
+		h->out.buf = NULL;
+		h->out.cap = 0;
+	}
+	return status;
 }
 
 /* Apply @sb, or say loudly that there is none.  Return: 0 or -1. */
@@ -406,6 +428,15 @@ static inline int umh_helper_run(const struct umh_proto *proto,
 	 * take the helper's name from argv[0] as the kernel passed it.
 	 */
 	prctl(PR_SET_NAME, program_invocation_short_name, 0, 0, 0);
+#ifdef __GLIBC__
+	/*
+	 * A fixed threshold: what is freed above it is unmapped at once.
+	 * (glibc's own threshold grows to the largest block freed, after
+	 * which blocks that size stay on the heap.  musl unmaps large blocks
+	 * as it is.)
+	 */
+	mallopt(M_MMAP_THRESHOLD, UMH__KEEP_BYTES);
+#endif
 
 	memset(&h, 0, sizeof(h));
 	h.proto = proto;
