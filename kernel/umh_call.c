@@ -7,6 +7,8 @@
  */
 #define pr_fmt(fmt) "umh: " fmt
 
+#include <linux/uaccess.h>
+
 #include "umh_internal.h"
 
 /* Can this sender go on: the stream is free (@owned is NULL: writable)? */
@@ -39,23 +41,15 @@ static int umh_tx_wait(struct umh_proc *p, bool *owned,
 	return t ? 0 : -ETIMEDOUT;
 }
 
-/* Write header and payload with as few pipe writes (and wakeups) as fit. */
-static int umh_write_frame(struct umh_proc *p, const struct umh_hdr *hdr,
-			   const void *payload, unsigned long deadline,
-			   size_t *sent)
+/* Write all of @iter to the request stream, waiting for room. */
+static int umh_write_iter(struct umh_proc *p, struct iov_iter *iter,
+			  unsigned long deadline, size_t *sent)
 {
-	struct kvec vec[2] = {
-		{ .iov_base = (void *)hdr, .iov_len = sizeof(*hdr) },
-		{ .iov_base = (void *)payload, .iov_len = hdr->len },
-	};
-	struct iov_iter iter;
 	int ret;
 
-	iov_iter_kvec(&iter, ITER_SOURCE, vec, hdr->len ? 2 : 1,
-		      sizeof(*hdr) + hdr->len);
-	while (iov_iter_count(&iter)) {
+	while (iov_iter_count(iter)) {
 		loff_t pos = 0;
-		ssize_t n = vfs_iter_write(p->tx, &iter, &pos, 0);
+		ssize_t n = vfs_iter_write(p->tx, iter, &pos, 0);
 
 		if (n > 0) {
 			*sent += n;
@@ -70,26 +64,55 @@ static int umh_write_frame(struct umh_proc *p, const struct umh_hdr *hdr,
 	return 0;
 }
 
+/*
+ * Write header and payload: from the kernel's @payload with as few pipe
+ * writes (and wakeups) as fit, or from the caller's memory (@upayload)
+ * straight into the pipe, after the header.
+ */
+static int umh_write_frame(struct umh_proc *p, const struct umh_hdr *hdr,
+			   const void *payload, struct iov_iter *upayload,
+			   unsigned long deadline, size_t *sent)
+{
+	struct kvec vec[2] = {
+		{ .iov_base = (void *)hdr, .iov_len = sizeof(*hdr) },
+		{ .iov_base = (void *)payload, .iov_len = hdr->len },
+	};
+	struct iov_iter iter;
+	int ret;
+
+	if (!upayload) {
+		iov_iter_kvec(&iter, ITER_SOURCE, vec, hdr->len ? 2 : 1,
+			      sizeof(*hdr) + hdr->len);
+		return umh_write_iter(p, &iter, deadline, sent);
+	}
+	iov_iter_kvec(&iter, ITER_SOURCE, vec, 1, sizeof(*hdr));
+	ret = umh_write_iter(p, &iter, deadline, sent);
+	return ret ?: umh_write_iter(p, upayload, deadline, sent);
+}
+
 /* Send one request frame; a frame cut short leaves the stream unusable. */
 static int umh_send(struct umh_proc *p, const struct umh_hdr *hdr,
-		    const void *payload, unsigned long deadline, size_t *sent)
+		    const void *payload, struct iov_iter *upayload,
+		    unsigned long deadline, size_t *sent)
 {
-	bool owned = false;
+	bool owned = false, callers;
 	int ret;
 
 	ret = umh_tx_wait(p, &owned, deadline);
 	if (!ret)
-		ret = umh_write_frame(p, hdr, payload, deadline, sent);
+		ret = umh_write_frame(p, hdr, payload, upayload, deadline,
+				      sent);
 	/*
 	 * End the generation before letting go of the stream: no other
 	 * sender may append a frame to one cut short.  The others did
-	 * nothing wrong: don't hand them our -EINTR.  A caller that was
-	 * killed mid-frame is no fault of the helper's.  A generation that
-	 * was over already was counted by whoever ended it.
+	 * nothing wrong: don't hand them our -EINTR or -EFAULT.  A caller
+	 * that was killed, or whose memory went away, mid-frame is no fault
+	 * of the helper's.  A generation that was over already was counted
+	 * by whoever ended it.
 	 */
+	callers = ret == -EINTR || ret == -EFAULT;
 	if (ret && *sent &&
-	    umh_proc_end(p, ret == -EINTR ? -ECONNABORTED : ret,
-			 ret != -EINTR)) {
+	    umh_proc_end(p, callers ? -ECONNABORTED : ret, !callers)) {
 		if (ret == -ETIMEDOUT)
 			atomic64_inc(&p->ub->timeouts);
 		pr_warn_ratelimited("%s: request %u cut short (%d) after %zu bytes; killing helper pid %d\n",
@@ -147,8 +170,9 @@ static void umh_call_left(struct umh_proc *p, u16 op, int ret, bool stalled)
  * and the largest acceptable one for a variable reply.
  */
 static int umh_proc_call(struct umh_proc *p, u16 op, const void *req,
-			 u32 req_len, void *rep, u32 rep_cap, bool fixed,
-			 size_t *rep_len, unsigned long deadline)
+			 struct iov_iter *ureq, u32 req_len, void *rep,
+			 u32 rep_cap, bool fixed, size_t *rep_len,
+			 unsigned long deadline)
 {
 	struct umh_call *call;
 	struct umh_hdr hdr;
@@ -180,7 +204,7 @@ static int umh_proc_call(struct umh_proc *p, u16 op, const void *req,
 	spin_unlock(&p->lock);
 
 	umh_hdr_init(&hdr, op, call->id, req_len, 0, 0, rep_cap);
-	ret = umh_send(p, &hdr, req, deadline, &sent);
+	ret = umh_send(p, &hdr, req, ureq, deadline, &sent);
 	whole = sent == sizeof(hdr) + req_len;
 
 	/* Done with @req: a parked reply may land in @rep now. */
@@ -339,8 +363,9 @@ out:
 }
 
 static int umh_call(struct umh_blob *ub, u16 op, const void *req,
-		    u32 req_len, void *rep, u32 rep_cap, bool fixed,
-		    size_t *rep_len, unsigned int timeout_ms)
+		    struct iov_iter *ureq, u32 req_len, void *rep,
+		    u32 rep_cap, bool fixed, size_t *rep_len,
+		    unsigned int timeout_ms)
 {
 	unsigned long deadline;
 	struct umh_proc *p;
@@ -353,8 +378,8 @@ static int umh_call(struct umh_blob *ub, u16 op, const void *req,
 	if (IS_ERR(p)) {
 		ret = PTR_ERR(p);
 	} else {
-		ret = umh_proc_call(p, op, req, req_len, rep, rep_cap, fixed,
-				    rep_len, deadline);
+		ret = umh_proc_call(p, op, req, ureq, req_len, rep, rep_cap,
+				    fixed, rep_len, deadline);
 		umh_proc_put(p);
 	}
 	if (ret) {
@@ -410,8 +435,59 @@ int umh_blob_call(struct umh_blob *ub, unsigned int op,
 	if (!d->rep_var && rep_cap != d->rep_size)
 		return -EINVAL;
 	rep_cap = min_t(size_t, rep_cap, umh_op_rep_max(d, ub->cfg.max_payload));
-	return umh_call(ub, op, req, req_len, rep, rep_cap, !d->rep_var,
+	return umh_call(ub, op, req, NULL, req_len, rep, rep_cap, !d->rep_var,
 			rep_len, timeout_ms);
+}
+
+/**
+ * umh_blob_call_user() - umh_blob_call() with the request in user memory
+ * @ub:		the helper
+ * @op:		operation number of the helper's protocol
+ * @req:	request payload, in the memory of the calling task
+ * @req_len:	its length: exactly the declared size for a fixed request
+ * @rep:	reply buffer (kernel memory)
+ * @rep_cap:	its size: exactly the declared size for a fixed reply
+ * @rep_len:	set to the reply length on success; may be NULL
+ * @timeout_ms:	deadline for the whole call, queueing included (0: default)
+ *
+ * The request is copied once, from the caller's memory straight into the
+ * channel's pipe, instead of into a kernel buffer first: for an ioctl or
+ * write handler that passes a large user buffer on to its helper.  The
+ * pages are faulted in before anything is sent; if they go away while
+ * the request is written (another thread unmapped them), the request is
+ * cut short, the call fails with -EFAULT and, as for a caller killed
+ * mid-request, the helper generation ends without counting as a fault.
+ *
+ * Context: process context of the task whose memory @req is (an ioctl
+ * handler, a write handler); never a kernel thread.  Sleeps.
+ * Return: as umh_blob_call(), and -EFAULT if @req cannot be read.
+ */
+int umh_blob_call_user(struct umh_blob *ub, unsigned int op,
+		       const void __user *req, size_t req_len,
+		       void *rep, size_t rep_cap, size_t *rep_len,
+		       unsigned int timeout_ms)
+{
+	const struct umh_op_desc *d = umh_proto_op(ub->cfg.proto, op);
+	struct iov_iter iter;
+	int ret;
+
+	if (!d)
+		return -EOPNOTSUPP;
+	if ((!req && req_len) || (!rep && rep_cap))
+		return -EINVAL;
+	ret = umh_op_check_req(d, req_len, ub->cfg.max_payload);
+	if (ret)
+		return ret;
+	if (!d->rep_var && rep_cap != d->rep_size)
+		return -EINVAL;
+	if (!current->mm || !access_ok(req, req_len))
+		return -EFAULT;
+	iov_iter_ubuf(&iter, ITER_SOURCE, (void __user *)req, req_len);
+	if (fault_in_iov_iter_readable(&iter, req_len))
+		return -EFAULT;
+	rep_cap = min_t(size_t, rep_cap, umh_op_rep_max(d, ub->cfg.max_payload));
+	return umh_call(ub, op, NULL, &iter, req_len, rep, rep_cap,
+			!d->rep_var, rep_len, timeout_ms);
 }
 
 /**
@@ -435,7 +511,7 @@ int umh_hello(struct umh_blob *ub, struct umh_proc *p, unsigned long deadline)
 	struct umh_hello rep;
 	int ret;
 
-	ret = umh_proc_call(p, UMH_OP_HELLO, &req, sizeof(req), &rep,
+	ret = umh_proc_call(p, UMH_OP_HELLO, &req, NULL, sizeof(req), &rep,
 			    sizeof(rep), true, NULL, deadline);
 	if (ret)
 		return ret;

@@ -224,6 +224,10 @@ int umh_blob_call(struct umh_blob *ub, unsigned int op,
 		  const void *req, size_t req_len,
 		  void *rep, size_t rep_cap, size_t *rep_len,
 		  unsigned int timeout_ms);
+int umh_blob_call_user(struct umh_blob *ub, unsigned int op,
+		       const void __user *req, size_t req_len,
+		       void *rep, size_t rep_cap, size_t *rep_len,
+		       unsigned int timeout_ms);
 
 /* Kernel-side typed call functions, one shape per kind pair. */
 #define UMH__KCALL_FF(p, name, op, rq, rp)				\

@@ -180,30 +180,22 @@ static long echo_sink(void __user *arg)
 {
 	struct echo_ioc_sink io;
 	struct echo_sink_rep rep;
-	void *buf;
 	int ret;
 
 	if (copy_from_user(&io, arg, sizeof(io)))
 		return -EFAULT;
 	if (io.len > UMH_DEFAULT_MAX_PAYLOAD)
 		return -EMSGSIZE;
-	buf = kvmalloc(max_t(size_t, io.len, 1), GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	ret = -EFAULT;
-	if (copy_from_user(buf, u64_to_user_ptr(io.buf), io.len))
-		goto out;
-	ret = echo_call_sink_tmo(echo_ub, buf, io.len, &rep, io.timeout_ms);
+	/* Straight from the caller's buffer into the channel: one copy. */
+	ret = umh_blob_call_user(echo_ub, ECHO_OP_SINK,
+				 u64_to_user_ptr(io.buf), io.len, &rep,
+				 sizeof(rep), NULL, io.timeout_ms);
 	if (ret)
-		goto out;
-	ret = -EPROTO;
+		return ret;
 	if (rep.len != io.len)
-		goto out;
+		return -EPROTO;
 	io.sum = rep.sum;
-	ret = copy_to_user(arg, &io, sizeof(io)) ? -EFAULT : 0;
-out:
-	kvfree(buf);
-	return ret;
+	return copy_to_user(arg, &io, sizeof(io)) ? -EFAULT : 0;
 }
 
 static long echo_bench(void __user *arg)

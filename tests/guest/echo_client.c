@@ -7,6 +7,8 @@
  *   echo_client add A B                 print A+B as the helper computed it
  *   echo_client echo SIZE               echo SIZE random bytes, compare
  *   echo_client sink SIZE [TIMEOUT_MS]  sink SIZE bytes, compare the sum
+ *   echo_client sink_unmapped SIZE      sink SIZE bytes whose second half
+ *                                       is not mapped (EFAULT expected)
  *   echo_client sleep MS [TIMEOUT_MS]   a call the helper answers after MS
  *   echo_client concurrent T N          T threads x N echo calls, each
  *                                       reply checked against its request
@@ -32,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -363,6 +366,23 @@ int main(int argc, char **argv)
 		}
 		printf("sink %zu ok\n", size);
 		return 0;
+	}
+	if (!strcmp(cmd, "sink_unmapped") && argc == 3) {
+		size_t size = strtoul(argv[2], NULL, 0) & ~(size_t)0xfff;
+		unsigned char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct echo_ioc_sink io = { .len = size };
+
+		if (size < 8192 || buf == MAP_FAILED)
+			return fail("mmap");
+		fill(buf, size / 2, 7);
+		if (munmap(buf + size / 2, size / 2))
+			return fail("munmap");
+		io.buf = (uintptr_t)buf;
+		if (ioctl(dev, ECHO_IOC_SINK, &io))
+			return fail("sink");
+		printf("sink of a half-unmapped buffer succeeded\n");
+		return 1;
 	}
 	if (!strcmp(cmd, "sleep") && (argc == 3 || argc == 4)) {
 		struct echo_ioc_sleep io = {
