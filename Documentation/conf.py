@@ -55,6 +55,10 @@ kerneldoc_srctree = _top
 # warning, which -W turns into a failed build.
 os.environ['KDOC_WERROR'] = '1'
 
+# As in the kernel's own Documentation/conf.py: the sparse annotations
+# that prototypes carry are attributes to the C domain, not syntax errors.
+c_id_attributes = ['__user', '__iomem', '__rcu', '__force', '__must_check']
+
 # As in the kernel's own Documentation/: literal blocks are shown as they
 # are, without guessing a language.
 highlight_language = 'none'

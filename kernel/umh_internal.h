@@ -117,6 +117,10 @@ struct umh_proc {
 	struct file *err;	/* read end of the helper's stderr */
 	struct file *child[3];	/* the helper's fds 0, 1, 2 until installed */
 	struct umh_poll poll[UMH_NR_POLL];
+	/*
+	 * One queue for senders and the reader thread, on purpose: see
+	 * "One wait queue" in Documentation/channel.rst.
+	 */
 	wait_queue_head_t wq;
 	struct task_struct *reader;
 	u32 start_us[UMH_START_NR];	/* umh_proc_spawn() and its starter */
