@@ -389,6 +389,34 @@ static int umh_call(struct umh_blob *ub, u16 op, const void *req,
 	return ret;
 }
 
+/*
+ * The checks of umh_blob_call() before anything is sent: @op is known,
+ * the buffers are there, @req_len fits the op, a fixed reply's buffer is
+ * exactly its size.  Sets *@desc, and clamps *@rep_cap to the largest
+ * reply the op allows.
+ */
+static int umh_call_check(struct umh_blob *ub, unsigned int op,
+			  bool no_req, size_t req_len, const void *rep,
+			  size_t *rep_cap, const struct umh_op_desc **desc)
+{
+	const struct umh_op_desc *d = umh_proto_op(ub->cfg.proto, op);
+	int ret;
+
+	if (!d)
+		return -EOPNOTSUPP;
+	if ((no_req && req_len) || (!rep && *rep_cap))
+		return -EINVAL;
+	ret = umh_op_check_req(d, req_len, ub->cfg.max_payload);
+	if (ret)
+		return ret;
+	if (!d->rep_var && *rep_cap != d->rep_size)
+		return -EINVAL;
+	*rep_cap = min_t(size_t, *rep_cap,
+			 umh_op_rep_max(d, ub->cfg.max_payload));
+	*desc = d;
+	return 0;
+}
+
 /**
  * umh_blob_call() - make one call to the helper and wait for its reply
  * @ub:		the helper
@@ -422,19 +450,12 @@ int umh_blob_call(struct umh_blob *ub, unsigned int op,
 		  void *rep, size_t rep_cap, size_t *rep_len,
 		  unsigned int timeout_ms)
 {
-	const struct umh_op_desc *d = umh_proto_op(ub->cfg.proto, op);
+	const struct umh_op_desc *d;
 	int ret;
 
-	if (!d)
-		return -EOPNOTSUPP;
-	if ((!req && req_len) || (!rep && rep_cap))
-		return -EINVAL;
-	ret = umh_op_check_req(d, req_len, ub->cfg.max_payload);
+	ret = umh_call_check(ub, op, !req, req_len, rep, &rep_cap, &d);
 	if (ret)
 		return ret;
-	if (!d->rep_var && rep_cap != d->rep_size)
-		return -EINVAL;
-	rep_cap = min_t(size_t, rep_cap, umh_op_rep_max(d, ub->cfg.max_payload));
 	return umh_call(ub, op, req, NULL, req_len, rep, rep_cap, !d->rep_var,
 			rep_len, timeout_ms);
 }
@@ -467,25 +488,18 @@ int umh_blob_call_user(struct umh_blob *ub, unsigned int op,
 		       void *rep, size_t rep_cap, size_t *rep_len,
 		       unsigned int timeout_ms)
 {
-	const struct umh_op_desc *d = umh_proto_op(ub->cfg.proto, op);
+	const struct umh_op_desc *d;
 	struct iov_iter iter;
 	int ret;
 
-	if (!d)
-		return -EOPNOTSUPP;
-	if ((!req && req_len) || (!rep && rep_cap))
-		return -EINVAL;
-	ret = umh_op_check_req(d, req_len, ub->cfg.max_payload);
+	ret = umh_call_check(ub, op, !req, req_len, rep, &rep_cap, &d);
 	if (ret)
 		return ret;
-	if (!d->rep_var && rep_cap != d->rep_size)
-		return -EINVAL;
 	if (!current->mm || !access_ok(req, req_len))
 		return -EFAULT;
 	iov_iter_ubuf(&iter, ITER_SOURCE, (void __user *)req, req_len);
 	if (fault_in_iov_iter_readable(&iter, req_len))
 		return -EFAULT;
-	rep_cap = min_t(size_t, rep_cap, umh_op_rep_max(d, ub->cfg.max_payload));
 	return umh_call(ub, op, NULL, &iter, req_len, rep, rep_cap,
 			!d->rep_var, rep_len, timeout_ms);
 }
