@@ -312,6 +312,8 @@ int umh_blob_start(struct umh_blob *ub)
 	return 0;
 }
 
+UMH_EXPORT(umh_blob_start);
+
 /**
  * umh_blob_stop() - kill the helper and fail every call, for good
  * @ub:	the helper
@@ -345,6 +347,8 @@ void umh_blob_stop(struct umh_blob *ub)
 		pr_warn("%s: still waiting for %d helper generations to be released\n",
 			ub->name, atomic_read(&ub->nprocs));
 }
+
+UMH_EXPORT(umh_blob_stop);
 
 /* ---- creation ---- */
 
@@ -509,6 +513,8 @@ err:
 	return ERR_PTR(ret);
 }
 
+UMH_EXPORT(umh_blob_create);
+
 /**
  * umh_blob_destroy() - stop the helper and free everything
  * @ub:	the helper; may be an ERR_PTR or NULL
@@ -534,6 +540,8 @@ void umh_blob_destroy(struct umh_blob *ub)
 	kobject_put(&ub->kobj);
 }
 
+UMH_EXPORT(umh_blob_destroy);
+
 /**
  * umh_blob_pid() - pid of the running helper
  * @ub:	the helper
@@ -552,6 +560,8 @@ pid_t umh_blob_pid(struct umh_blob *ub)
 	return nr;
 }
 
+UMH_EXPORT(umh_blob_pid);
+
 /**
  * umh_blob_get_state() - where the helper is in its life cycle
  * @ub:	the helper
@@ -562,3 +572,10 @@ enum umh_blob_state umh_blob_get_state(struct umh_blob *ub)
 {
 	return READ_ONCE(ub->state);
 }
+
+UMH_EXPORT(umh_blob_get_state);
+
+#ifdef UMH_SDK_LIBRARY
+MODULE_DESCRIPTION("umh-sdk: user-mode helpers that kernel code carries and runs");
+MODULE_LICENSE("GPL");
+#endif

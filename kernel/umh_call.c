@@ -460,6 +460,8 @@ int umh_blob_call(struct umh_blob *ub, unsigned int op,
 			rep_len, timeout_ms);
 }
 
+UMH_EXPORT(umh_blob_call);
+
 /**
  * umh_blob_call_user() - umh_blob_call() with the request in user memory
  * @ub:		the helper
@@ -503,6 +505,8 @@ int umh_blob_call_user(struct umh_blob *ub, unsigned int op,
 	return umh_call(ub, op, NULL, &iter, req_len, rep, rep_cap,
 			!d->rep_var, rep_len, timeout_ms);
 }
+
+UMH_EXPORT(umh_blob_call_user);
 
 /**
  * umh_hello() - the handshake with a generation
@@ -566,3 +570,5 @@ int umh_blob_ping(struct umh_blob *ub, unsigned int timeout_ms)
 	umh_proc_put(p);
 	return ret;
 }
+
+UMH_EXPORT(umh_blob_ping);

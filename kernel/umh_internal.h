@@ -44,6 +44,20 @@
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
+/*
+ * Out of tree, scripts/Kbuild.umh compiles these files into each module
+ * that embeds a helper, and nothing is exported.  In a kernel tree they are
+ * one object (kernel/umh_sdk/, Kconfig UMH_SDK), built in or a module, that
+ * every user links against: its Kbuild defines UMH_SDK_LIBRARY, and the
+ * public functions are exported.  The other expansion only checks that
+ * the symbol exists and, like the export, takes the semicolon after it.
+ */
+#ifdef UMH_SDK_LIBRARY
+#define UMH_EXPORT(sym)	EXPORT_SYMBOL_GPL(sym)
+#else
+#define UMH_EXPORT(sym)	static_assert(!__same_type(sym, int))
+#endif
+
 #include <umh_sdk/compat.h>
 #include <umh_sdk/umh_blob.h>
 
