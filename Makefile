@@ -6,7 +6,7 @@
 #   make check   install what is needed and run every test
 #
 # make / make modules [KDIR=<kernel build dir>] builds the modules out of
-# tree.  KDIR defaults to the running kernel's build dir when it exists,
+# tree: the samples that `make menuconfig` chose (default: both).  KDIR defaults to the running kernel's build dir when it exists,
 # else to the Debian 6.12 headers that scripts/setup.sh installs.
 
 KDIR ?= $(or $(wildcard /lib/modules/$(shell uname -r)/build),\
@@ -17,6 +17,13 @@ all: modules
 modules:
 	@test -n "$(KDIR)" || { echo "no kernel headers found: run scripts/setup.sh or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# What `make` builds comes from Kconfig (the file Kconfig): the .config
+# these write, else the committed defconfig (scripts/Kbuild.config).
+# kconfig-frontends runs them out of tree; see Documentation/in-tree.rst.
+olddefconfig menuconfig defconfig savedefconfig:
+	@test -n "$(KDIR)" || { echo "no kernel headers found: run scripts/setup.sh or pass KDIR=" >&2; exit 1; }
+	scripts/kconfig.sh $@ $(KDIR)
 
 clean:
 	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
@@ -52,4 +59,4 @@ check:
 bench: setup
 	bench/run.sh
 
-.PHONY: all modules clean setup unit fuzz lint htmldocs demo check bench
+.PHONY: all modules olddefconfig menuconfig defconfig savedefconfig clean setup unit fuzz lint htmldocs demo check bench

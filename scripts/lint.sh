@@ -30,11 +30,15 @@ not_ok() {
 
 cd "$root" || exit 1
 
+# user_re (user-space C) and checkpatch's ignores, with their reasons,
+# shared with the in-tree series test.
+# shellcheck source=checkpatch-rules.sh
+. "$here/scripts/checkpatch-rules.sh"
+
 # Kernel code: everything compiled into a module.  Helpers (*_helper.c,
 # and bpfilter's table code and code generator, ipt_table.[ch] and
 # ipt_bpf.[ch], which only its helper links) and tools are user space and
 # built with -Wall -Wextra -Werror instead.
-user_re='(_helper\.c|/helper\.h|/sandbox\.h|samples/bpfilter/ipt_(table|bpf)\.[ch])$'
 kernel_c=$(ls kernel/*.c samples/*/*.c tests/modules/*.c \
 	Documentation/tutorial/*/*.c 2>/dev/null | grep -Ev "$user_re")
 kernel_h=$(ls kernel/*.h include/umh_sdk/*.h samples/*/*.h tests/modules/*.h \
@@ -56,7 +60,7 @@ run_sparse() {
 		kdir=/lib/modules/$k/build
 		out=$work/sparse-$k
 		mkdir -p "$out"
-		cp -a include kernel scripts samples Kbuild "$out/"
+		cp -a include kernel scripts samples Kbuild defconfig "$out/"
 		mkdir -p "$out/tests" "$out/Documentation"
 		cp -a tests/modules "$out/tests/"
 		[ -d Documentation/tutorial ] && cp -a Documentation/tutorial "$out/Documentation/"
@@ -76,31 +80,12 @@ run_sparse() {
 	done
 }
 
-# checkpatch --strict, with ignores only where a rule cannot apply, each
-# with its reason:
-#  - X-macro headers (rpc.h and *_proto.h) and headers shared with user
-#    space (wire.h, *_uapi.h): macros that take C types as arguments can
-#    neither parenthesize nor avoid reusing them (COMPLEX_MACRO,
-#    MACRO_ARG_REUSE, MACRO_ARG_PRECEDENCE, SPACING of "type *name"); an
-#    X-macro entry that is a declaration ends in ';' (TRAILING_SEMICOLON);
-#    _Static_assert is the C11 keyword (CAMELCASE); BIT(), ARRAY_SIZE()
-#    and __maybe_unused do not exist in user space (BIT_MACRO, ARRAY_SIZE,
-#    PREFER_DEFINED_ATTRIBUTE_MACRO).
-#  - compat.h is the one place that compares kernel versions
-#    (LINUX_VERSION_CODE, and CONSTANT_COMPARISON, which misreads
-#    "LINUX_VERSION_CODE < KERNEL_VERSION(...)").
-xmacro_ignore=COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE,SPACING,TRAILING_SEMICOLON,CAMELCASE,BIT_MACRO,ARRAY_SIZE,PREFER_DEFINED_ATTRIBUTE_MACRO
-compat_ignore=LINUX_VERSION_CODE,CONSTANT_COMPARISON
 
+# checkpatch --strict, with the ignores of checkpatch_ignores().
 run_checkpatch() {
 	local f ign out
 	for f in $kernel_c $kernel_h; do
-		case $f in
-		include/umh_sdk/rpc.h | include/umh_sdk/wire.h | *_proto.h | *_uapi.h)
-			ign=$xmacro_ignore ;;
-		include/umh_sdk/compat.h) ign=$compat_ignore ;;
-		*) ign= ;;
-		esac
+		ign=$(checkpatch_ignores "$f")
 		out=$("$src/scripts/checkpatch.pl" --strict --no-tree --terse \
 			--show-types ${ign:+--ignore $ign} -f "$f" 2>&1)
 		if grep -qE '(ERROR|WARNING|CHECK):' <<<"$out"; then

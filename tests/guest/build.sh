@@ -22,7 +22,7 @@ kdir=${2:-/lib/modules/$kver/build}
 # rebuilds what changed.
 mkdir -p "$out/tests"
 cp -a "$root/include" "$root/kernel" "$root/scripts" "$root/samples" \
-	"$root/Kbuild" "$out/"
+	"$root/Kbuild" "$root/defconfig" "$out/"
 cp -a "$root/tests/modules" "$root/tests/guest" "$out/tests/"
 # The tutorial's module (Documentation/tutorial.rst), so its code is tested.
 mkdir -p "$out/Documentation"
@@ -31,7 +31,7 @@ cp -a "$root/Documentation/tutorial" "$out/Documentation/"
 # The echo sample once more with its helper linked against musl.
 mkdir -p "$out/musl"
 cp -a "$root/include" "$root/kernel" "$root/scripts" "$root/samples" \
-	"$root/Kbuild" "$out/musl/"
+	"$root/Kbuild" "$root/defconfig" "$out/musl/"
 
 log=$out/build.log
 if ! { make -C "$kdir" M="$out" modules -j"$(nproc)" &&

@@ -19,7 +19,7 @@ for k in $("$root/scripts/kernels.sh"); do
 	src=$work/$k
 	mkdir -p "$src/tests"
 	cp -a "$root/include" "$root/kernel" "$root/scripts" "$root/samples" \
-		"$root/Kbuild" "$root/Makefile" "$src/"
+		"$root/Kbuild" "$root/defconfig" "$root/Makefile" "$src/"
 	cp -a "$root/tests/kbuild" "$src/tests/"
 	# A module built in the checkout (plain `make`) came along: the check
 	# below must see one this build made.
