@@ -43,6 +43,9 @@ PACKAGES=(
 	sparse coccinelle libpython3-dev
 	# the debug kernel build
 	bc flex bison libelf-dev libssl-dev
+	# Kconfig out of tree (make menuconfig / olddefconfig); the in-tree
+	# build test's second source tree (tests/intree)
+	kconfig-frontends linux-source-6.12
 	# docs, the bpfilter sample's reference (iptables-legacy), bench plots
 	python3-sphinx iptables graphviz gnuplot-nox
 	# the bpfilter data plane: ip (namespaces and veths in its tests and

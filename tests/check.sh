@@ -101,6 +101,7 @@ run_suite "unit" make -s -C tests/unit check
 run_suite "fuzz" make -s -C tests/fuzz check
 run_suite "kbuild" tests/kbuild/run.sh
 run_suite "lint" scripts/lint.sh
+run_suite "intree" tests/intree/run.sh
 # The guest suites, run on each Debian kernel and on the debug kernel.
 guest_suites=(echo tutorial sandbox hostile faults bpfilter bpfilter_restart
 	bpfilter_compare bpfilter_dataplane bpfilter_hostile lifecycle)
