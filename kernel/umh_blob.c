@@ -396,6 +396,11 @@ static int umh_seal(struct file *file)
 	return ret;
 }
 
+#ifdef MODULE
+/*
+ * A module execs the blob as /proc/self/fd/3 (umh_proc.c): an unlinked
+ * shmem file, which nothing else can open by name.
+ */
 static int umh_copy_blob(struct umh_blob *ub, const void *blob, size_t size)
 {
 	char name[UMH_NAME_MAX + 8];
@@ -416,6 +421,46 @@ static int umh_copy_blob(struct umh_blob *ub, const void *blob, size_t size)
 	}
 	return umh_seal(ub->exe);
 }
+#else
+/*
+ * Built in, a helper may start during boot, before init has mounted /proc
+ * in the kernel's root, so it is exec'd by name: the blob is the file
+ * <name> in the private mount, and the helper starts with that mount as
+ * its working directory (umh_proc.c).  This is the start path of the
+ * kernel's usermode driver (kernel/usermode_driver.c); it takes
+ * flush_delayed_fput() and set_fs_pwd(), which a module cannot call.
+ */
+static int umh_copy_blob(struct umh_blob *ub, const void *blob, size_t size)
+{
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n = 0;
+	int ret;
+
+	f = file_open_root_mnt(ub->mnt, ub->name, O_CREAT | O_EXCL | O_WRONLY,
+			       0500);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	while (pos < size) {
+		n = kernel_write(f, blob + pos, size - pos, &pos);
+		if (n <= 0)
+			break;
+	}
+	ret = pos < size ? (n ? n : -EIO) : umh_seal(f);
+	fput(f);
+	/* The exec must not find the file still open for writing. */
+	flush_delayed_fput();
+	task_work_run();
+	if (ret)
+		return ret;
+	ub->exe = file_open_root_mnt(ub->mnt, ub->name, O_RDONLY, 0);
+	if (IS_ERR(ub->exe)) {
+		ret = PTR_ERR(ub->exe);
+		ub->exe = NULL;
+	}
+	return ret;
+}
+#endif
 
 static int umh_mount(struct umh_blob *ub)
 {
@@ -489,14 +534,14 @@ struct umh_blob *umh_blob_create(const struct umh_blob_config *cfg,
 				 sizeof(*ub->restart_at), GFP_KERNEL);
 	if (!ub->restart_at)
 		goto err;
-	ret = umh_copy_blob(ub, blob, size);
-	if (ret) {
-		pr_err("%s: cannot copy the helper blob: %d\n", ub->name, ret);
-		goto err;
-	}
 	ret = umh_mount(ub);
 	if (ret) {
 		pr_err("%s: cannot mount the private tmpfs: %d\n", ub->name, ret);
+		goto err;
+	}
+	ret = umh_copy_blob(ub, blob, size);
+	if (ret) {
+		pr_err("%s: cannot copy the helper blob: %d\n", ub->name, ret);
 		goto err;
 	}
 	parent = cfg->owner ? &cfg->owner->mkobj.kobj : kernel_kobj;
@@ -531,10 +576,10 @@ void umh_blob_destroy(struct umh_blob *ub)
 	if (IS_ERR_OR_NULL(ub))
 		return;
 	umh_blob_stop(ub);
-	if (ub->mnt)
-		kern_unmount(ub->mnt);
 	if (ub->exe)
 		fput(ub->exe);
+	if (ub->mnt)
+		kern_unmount(ub->mnt);
 	if (ub->kobj_added)
 		kobject_del(&ub->kobj);
 	kobject_put(&ub->kobj);

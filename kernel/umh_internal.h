@@ -19,6 +19,7 @@
 #include <linux/delay.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
+#include <linux/fs_struct.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kobject.h>
@@ -35,6 +36,7 @@
 #include <linux/sched/task.h>
 #include <linux/seccomp.h>
 #include <linux/shmem_fs.h>
+#include <linux/task_work.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>

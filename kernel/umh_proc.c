@@ -586,6 +586,31 @@ static int umh_reader(void *data)
 
 /* ---- starting a generation ---- */
 
+#ifdef MODULE
+/* The blob is fd 3 (umh_child_init()); /proc must be mounted. */
+static const char *umh_exec_path(struct umh_blob *ub)
+{
+	return "/proc/self/fd/3";
+}
+
+static void umh_exec_cwd(struct umh_blob *ub)
+{
+}
+#else
+/* Built in: the blob is <name> in the private mount, the working dir. */
+static const char *umh_exec_path(struct umh_blob *ub)
+{
+	return ub->name;
+}
+
+static void umh_exec_cwd(struct umh_blob *ub)
+{
+	struct path root = { .mnt = ub->mnt, .dentry = ub->mnt->mnt_root };
+
+	set_fs_pwd(current->fs, &root);
+}
+#endif
+
 static int umh_child_init(struct subprocess_info *info, struct cred *new)
 {
 	struct umh_proc *p = info->data;
@@ -607,6 +632,7 @@ static int umh_child_init(struct subprocess_info *info, struct cred *new)
 		p->child[i] = NULL;
 	}
 	fd_install(3, get_file(p->ub->exe));
+	umh_exec_cwd(p->ub);
 	p->pid = get_task_pid(current, PIDTYPE_TGID);
 	p->task = get_task_struct(current);
 	return 0;
@@ -677,8 +703,9 @@ struct umh_proc *umh_proc_spawn(struct umh_blob *ub)
 
 	t0 = ktime_get();
 	ret = -ENOMEM;
-	info = call_usermodehelper_setup("/proc/self/fd/3", ub->argv, ub->envp,
-					 GFP_KERNEL, umh_child_init, NULL, p);
+	info = call_usermodehelper_setup(umh_exec_path(ub), ub->argv,
+					 ub->envp, GFP_KERNEL, umh_child_init,
+					 NULL, p);
 	if (!info)
 		goto fail;
 	ret = call_usermodehelper_exec(info, UMH_WAIT_EXEC);

@@ -428,6 +428,12 @@ static inline int umh_helper_run(const struct umh_proto *proto,
 	 * take the helper's name from argv[0] as the kernel passed it.
 	 */
 	prctl(PR_SET_NAME, program_invocation_short_name, 0, 0, 0);
+	/*
+	 * A built-in helper starts in the SDK's private mount, where the
+	 * kernel makes its FIFOs: leave it.
+	 */
+	if (chdir("/"))
+		return UMH_EXIT_SANDBOX;
 #ifdef __GLIBC__
 	/*
 	 * A fixed threshold: what is freed above it is unmapped at once.
