@@ -146,6 +146,9 @@ EOF
 	cat >"$t/samples/umh/Makefile" <<'EOF'
 # SPDX-License-Identifier: GPL-2.0
 obj-$(CONFIG_SAMPLE_UMH_ECHO)		+= echo_umh/
+# echo_boot is built in, with echo_umh =m too: obj-y enters the directory
+# for built-in objects.
+obj-$(CONFIG_SAMPLE_UMH_ECHO_BOOT)	+= echo_umh/
 obj-$(CONFIG_SAMPLE_UMH_BPFILTER)	+= bpfilter/
 EOF
 	echo 'obj-y					+= umh/' >>"$t/samples/Makefile"
