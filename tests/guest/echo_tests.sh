@@ -241,7 +241,7 @@ test_cycles() {
 	sync; sleep 2
 	after=$(snapshot)
 	local readers
-	readers=$(grep -l '^umh-' /proc/[0-9]*/comm 2>/dev/null)
+	readers=$(umh_readers)
 	[ -z "$readers" ] || fail "reader threads left: $readers"
 	echo "before: procs files shmem_kB sunreclaim_kB pid_objs = $before"
 	echo "after:  procs files shmem_kB sunreclaim_kB pid_objs = $after"

@@ -78,7 +78,7 @@ test_fault_injection() {
 	[ $((SECONDS - t0)) -le 3 ] || fail "rmmod took $((SECONDS - t0)) s"
 	no_helpers || return 1
 	local readers
-	readers=$(grep -l '^umh-' /proc/[0-9]*/comm 2>/dev/null)
+	readers=$(umh_readers)
 	[ -z "$readers" ] || fail "reader threads left: $readers"
 	sent=$(dmesg_since_mark | grep -c 'stress thread .* last error -108')
 	[ "$sent" = 2 ] || fail "stress threads: $(dmesg_since_mark | grep 'stress thread')"

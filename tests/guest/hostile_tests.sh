@@ -183,7 +183,7 @@ test_unload() {
 	[ $((SECONDS - t0)) -le 3 ] || fail "rmmod took $((SECONDS - t0)) s"
 	no_helpers || return 1
 	local readers
-	readers=$(grep -l '^umh-' /proc/[0-9]*/comm 2>/dev/null)
+	readers=$(umh_readers)
 	[ -z "$readers" ] || fail "reader threads left: $readers"
 }
 

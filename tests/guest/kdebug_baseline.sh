@@ -24,6 +24,9 @@ grep -qw debugfs /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
 # The dmesg position where the suites start (the check reports reports
 # from boot and from the suites separately).
 dmesg | wc -l >"$ST/dmesg-start"
+# The boot log, for kdebug_check.sh's built-in helper check: the suites
+# may fill the ring buffer before it runs.
+dmesg >"$ST/boot-dmesg"
 
 if [ -w "$KML" ]; then
 	up=$(cut -d. -f1 /proc/uptime)

@@ -69,6 +69,25 @@ test_no_leaks() {
 	[ -z "$out" ] || fail "$out"
 }
 
+# The kernel carries the in-tree series (scripts/debug-kernel.sh) with
+# echo_boot built in: its late initcall started the helper and called it
+# before init ran, and the helper is still up, with its status view.
+test_builtin_boot() {
+	local at run pid state
+	at=$(grep -n 'echo_boot: helper pid [0-9]* answered a ping during boot' "$ST/boot-dmesg" |
+		head -n 1 | cut -d: -f1)
+	run=$(grep -n 'Run .* as init process' "$ST/boot-dmesg" | head -n 1 | cut -d: -f1)
+	[ -n "$at" ] || fail "no answer from echo_boot in the boot log: $(grep -E 'echo_boot|umh' "$ST/boot-dmesg")"
+	[ -n "$run" ] || fail "no 'Run ... as init process' in the boot log"
+	[ "$at" -lt "$run" ] || fail "echo_boot answered at line $at, init ran at line $run"
+	state=$(cat /sys/kernel/umh_echo_boot/state 2>&1)
+	pid=$(cat /sys/kernel/umh_echo_boot/pid 2>&1)
+	[ "$state" = running ] || fail "/sys/kernel/umh_echo_boot/state: $state"
+	[ "$(cat "/proc/$pid/comm" 2>&1)" = echo_boot ] || fail "helper pid $pid: comm $(cat "/proc/$pid/comm" 2>&1)"
+	echo "$(sed -n "${at}p" "$ST/boot-dmesg")"
+}
+
+t "debug kernel: the built-in echo_boot helper answered during boot, before init; still running" test_builtin_boot
 t "debug kernel: KASAN is on" test_kasan_on
 t "debug kernel: lockdep is on and still validating" test_lockdep_on
 t "debug kernel: kmemleak is on" test_kmemleak_on

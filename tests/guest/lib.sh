@@ -33,6 +33,15 @@ helper_pids() {
 	find /proc -mindepth 2 -maxdepth 2 -name exe -lname '/umh-*' \
 		-printf '%h\n' 2>/dev/null | sed 's|^/proc/||'
 }
+# Reader threads of umh-sdk helpers (comm umh-<name>), as /proc/<pid>/comm
+# paths: all but that of the debug kernel's built-in echo_boot, whose
+# helper runs from boot to power-off.
+umh_readers() {
+	local f
+	for f in $(grep -l '^umh-' /proc/[0-9]*/comm 2>/dev/null); do
+		[ "$(cat "$f" 2>/dev/null)" = umh-echo_boot ] || echo "$f"
+	done
+}
 no_helpers() {
 	local p
 	p=$(helper_pids)

@@ -11,7 +11,8 @@
 #  - applied to a copy of the tree, with Debian's config for that kernel
 #    plus SAMPLES=y and both samples =m, Kconfig resolves UMH_SDK=m, and
 #    Kbuild builds umh_sdk.ko and the two sample modules, which depend on
-#    it; `intree.sh revert` then restores the tree.
+#    it; everything =y (echo_boot included) compiles and is sparse clean;
+#    `intree.sh revert` then restores the tree.
 # And, out of tree: the SDK's kernel side builds as a library module that
 # exports its API, and the Kconfig (through kconfig-frontends) refuses the
 # bpfilter sample for a kernel with ip_tables built in.
@@ -168,6 +169,31 @@ for series in 6.1 6.12; do
 		else
 			ok "$series: in-tree Kbuild builds umh_sdk.ko, echo_umh.ko and bpfilter.ko ($((SECONDS - t0)) s); the samples depend on umh_sdk"
 		fi
+	fi
+	# Built in: everything =y, the built-in objects compiled with sparse
+	# (C=2), which also covers the SDK's boot-time start path.
+	sed -i -E 's/^CONFIG_(SAMPLE_UMH_ECHO|SAMPLE_UMH_BPFILTER)=m$/CONFIG_\1=y/' "$d/out/.config"
+	echo CONFIG_SAMPLE_UMH_ECHO_BOOT=y >>"$d/out/.config"
+	: >"$d/sparse.log"
+	if ! mk olddefconfig; then
+		not_ok "$series: in-tree olddefconfig, built in" "$(tail -n 20 "$log")"
+	elif [ "$(grep -cE '^CONFIG_(UMH_SDK|SAMPLE_UMH_ECHO|SAMPLE_UMH_ECHO_BOOT|SAMPLE_UMH_BPFILTER)=y$' "$d/out/.config")" != 4 ]; then
+		not_ok "$series: Kconfig takes UMH_SDK and the three samples =y" "$(grep UMH "$d/out/.config")"
+	elif ! make -C "$d/src" O="$d/out" -j"$(nproc)" C=2 kernel/umh_sdk/ samples/umh/ >"$d/sparse.log" 2>&1; then
+		not_ok "$series: in-tree build, built in" "$(tail -n 20 "$d/sparse.log")"
+	elif warn=$(grep -E 'warning:|error:' "$d/sparse.log"); [ -n "$warn" ]; then
+		not_ok "$series: the built-in objects are sparse clean" "$warn"
+	elif [ ! -f "$d/out/kernel/umh_sdk/built-in.a" ] || [ ! -f "$d/out/samples/umh/echo_umh/built-in.a" ] ||
+	     ! grep -q 'echo_boot' <<<"$(ar t "$d/out/samples/umh/echo_umh/built-in.a")"; then
+		not_ok "$series: in-tree build, built in" "no built-in.a with echo_boot: $(ls "$d/out/samples/umh/echo_umh/")"
+	elif clash=$(for a in "$d/out/kernel/umh_sdk/built-in.a" "$d/out"/samples/umh/*/built-in.a; do
+			(cd "$d/out" && nm -g --defined-only $(ar t "$a")); done |
+		     awk 'NF == 3 { print $3 }' | sort -u |
+		     comm -12 - <(awk '{ print $3 }' "/boot/System.map-$kver" 2>/dev/null | sort -u));
+	     [ -n "$clash" ]; then
+		not_ok "$series: built in, no global symbol that Debian's vmlinux defines too" "$clash"
+	else
+		ok "$series: built in (UMH_SDK, echo, echo_boot, bpfilter =y): compiles, sparse clean ($(grep -c ' CHECK ' "$d/sparse.log") files)$([ -r "/boot/System.map-$kver" ] && echo ", no global symbol clashes with Debian's vmlinux")"
 	fi
 	if out=$("$root/scripts/intree.sh" revert "$d/src" 2>&1) &&
 	   out=$(for f in MAINTAINERS init/Kconfig kernel/Makefile samples/Makefile; do
