@@ -56,7 +56,7 @@ static const struct umh_sandbox fuzz_no_sandbox = {
 	.why_off = "fuzzing the runtime in-process",
 };
 
-static int fd_in, fd_out, fd_null, saved[3];
+static int fd_in, fd_out, fd_null, saved[3], cwd;
 static bool verbose;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -69,9 +69,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fd_in = memfd_create("fuzz-in", MFD_CLOEXEC);
 	fd_out = memfd_create("fuzz-out", MFD_CLOEXEC);
 	fd_null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	/* the runtime leaves its working directory; libFuzzer's paths need it */
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (i = 0; i < 3; i++)
 		saved[i] = fcntl(i, F_DUPFD_CLOEXEC, 10);
-	FUZZ_CHECK(fd_in >= 0 && fd_out >= 0 && fd_null >= 0);
+	FUZZ_CHECK(fd_in >= 0 && fd_out >= 0 && fd_null >= 0 && cwd >= 0);
 	FUZZ_CHECK(saved[0] >= 0 && saved[1] >= 0 && saved[2] >= 0);
 	/* sanitizer reports must not follow fd 2 into /dev/null */
 	__sanitizer_set_report_fd((void *)(intptr_t)saved[2]);
@@ -110,6 +112,7 @@ static int run(int proto, const uint8_t *s, size_t n)
 				     &fuzz_no_sandbox);
 	}
 	redirect(saved[0], saved[1], saved[2]);
+	FUZZ_CHECK(fchdir(cwd) == 0);
 	return ret;
 }
 
