@@ -90,8 +90,10 @@ dk_pid=
 if ! scripts/debug-kernel.sh --cached 2>/dev/null; then
 	mkdir -p build
 	echo "== debug kernel: building it in the background (log: build/debug-kernel.log)"
+	# (debug-kernel-builtin.sh builds the debug kernel first, then its
+	# variant with bpfilter built in, incrementally.)
 	setsid sh -c '{ echo 19 >/proc/self/autogroup; } 2>/dev/null; exec nice -n 19 "$0"' \
-		scripts/debug-kernel.sh >build/debug-kernel.log 2>&1 &
+		scripts/debug-kernel-builtin.sh >build/debug-kernel.log 2>&1 &
 	dk_pid=$! dk_t0=$SECONDS
 	trap 'kill -- -$dk_pid 2>/dev/null' EXIT
 fi
@@ -127,6 +129,9 @@ if [ -n "$dk_pid" ]; then
 fi
 if ((dk_ok)); then
 	run_suite "guest debug-6.1" tests/guest/run.sh --debug "${guest_suites[@]}"
+	# The same kernel with the bpfilter sample built in: it serves the
+	# first iptables-legacy command of user space (Documentation/in-tree.rst).
+	run_suite "guest debug-6.1 builtin" tests/guest/run.sh --debug-builtin bpfilter_builtin
 fi
 
 if [ ${#fails[@]} -gt 0 ]; then

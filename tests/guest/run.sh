@@ -13,14 +13,26 @@
 # kdebug_baseline.sh (kmemleak baseline) and kdebug_check.sh, which
 # reports, as TAP, whether the debug options are really active and
 # whether the kernel reported anything while the suites ran.
+#
+# run.sh --debug-builtin [SUITE...]: the suites on the debug kernel's
+# variant with the bpfilter sample built in
+# (scripts/debug-kernel-builtin.sh), first of all, then the same two
+# scripts.  Nothing is built for it out of tree (its bpfilter is built in,
+# and the suites' modules would clash with it): only the suites are copied,
+# into build/<release>-builtin/.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-debug=0
-if [[ ${1-} == --debug ]]; then
+debug=0 builtin=0
+if [[ ${1-} == --debug || ${1-} == --debug-builtin ]]; then
 	debug=1
+	if [[ $1 == --debug-builtin ]]; then
+		builtin=1
+		info=$("$root/scripts/debug-kernel-builtin.sh")
+	else
+		info=$("$root/scripts/debug-kernel.sh")
+	fi
 	shift
-	info=$("$root/scripts/debug-kernel.sh")
 	release='' kbuild='' image='' moddir=''
 	while IFS='=' read -r k v; do
 		case $k in
@@ -40,7 +52,12 @@ fi
 suites=("${@:-echo}")
 out=$root/build/$kver
 
-if ((debug)); then
+if ((builtin)); then
+	out=$root/build/$kver-builtin
+	rm -rf "$out/tests/guest"
+	mkdir -p "$out/tests"
+	cp -a "$root/tests/guest" "$out/tests/"
+elif ((debug)); then
 	echo "run.sh: building the modules for $kver against $kbuild" >&2
 	"$root/tests/guest/build.sh" "$kver" "$kbuild"
 else
@@ -51,7 +68,7 @@ fi
 # which is copied into the shared build tree so the guest can see it
 # wherever the repository lives.  Each runs as: bash SCRIPT BUILD_DIR.
 script=
-((debug)) && script+="bash $out/tests/guest/kdebug_baseline.sh $out; "
+((debug && !builtin)) && script+="bash $out/tests/guest/kdebug_baseline.sh $out; "
 for s in "${suites[@]}"; do
 	if [[ $s == */* ]]; then
 		mkdir -p "$out/extra"
@@ -72,6 +89,7 @@ cd "$out"
 [ -z "${UMH_TIMES-}" ] || script="export UMH_TIMES=1; $script"
 if ((debug)); then
 	script="export UMH_DEBUG_KERNEL=1; $script"
+	((builtin)) && script+="bash $out/tests/guest/kdebug_baseline.sh $out; "
 	script+="bash $out/tests/guest/kdebug_check.sh $out; "
 	# KASAN, lockdep and kmemleak slow the guest down several times, its
 	# boot too (60 s is guest.sh's default deadline).
