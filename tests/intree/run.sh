@@ -101,9 +101,15 @@ for series in 6.1 6.12; do
 		cp "$ksrc/$f" "$g/$f"
 	done
 	gg() { git -C "$g" -c user.name=t -c user.email=t@localhost "$@"; }
+	# intree.sh revert commits with the user's git identity, which a
+	# fresh machine does not have: give it one.
+	git_id() {
+		GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@localhost \
+		GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@localhost "$@"
+	}
 	if out=$({ gg init -q && gg add -A && gg commit -qm base &&
 		   gg am -q "$s"/*.patch && [ -f "$g/kernel/umh_sdk/umh_blob.c" ] &&
-		   gg log --format=%s -2 && "$root/scripts/intree.sh" revert "$g" &&
+		   gg log --format=%s -2 && git_id "$root/scripts/intree.sh" revert "$g" &&
 		   gg diff --stat HEAD~4 && [ -z "$(gg diff HEAD~4)" ] &&
 		   [ ! -e "$g/kernel/umh_sdk" ] && [ ! -e "$g/samples/umh" ]; } 2>&1); then
 		ok "$series: git am applies the series; intree.sh revert (git revert) restores the files"
