@@ -3,7 +3,8 @@
 #
 # report.sh [KERNEL_RELEASE...]: turn bench/results/<release>.csv (written
 # by bench/run.sh, one per kernel) into bench/results/report.md, all.csv
-# and the PNG plots.  Default: every CSV there.  Needs no guest, so the
+# and the PNG plots.  Default: every CSV there.  umd.csv (bench/umd_guest.sh,
+# upstream's bpfilter usermode driver) becomes a section of its own.  Needs no guest, so the
 # report can be rewritten from the kept CSVs.
 #
 # Every ratio is SDK / reference, in the reference's unit: for times and
@@ -17,7 +18,7 @@ cd "$results"
 if (($#)); then
 	kernels=("$@")
 else
-	mapfile -t kernels < <(find . -maxdepth 1 -name '*.csv' ! -name all.csv -printf '%f\n' |
+	mapfile -t kernels < <(find . -maxdepth 1 -name '*.csv' ! -name all.csv ! -name umd.csv -printf '%f\n' |
 		sed 's/\.csv$//' | sort -V)
 fi
 ((${#kernels[@]})) || { echo "report.sh: no results in $results" >&2; exit 1; }
@@ -61,11 +62,13 @@ trap 'rm -rf "$tmp"' EXIT
 } >all.csv
 
 # ---- tables (Markdown) and plot data (in $tmp) ----
+umd=()
+[[ -s umd.csv ]] && umd=(umd.csv)
 awk -v tmp="$tmp" -v nk="${#kernels[@]}" \
 	-v when="${meta[date]:-unknown}" -v commit="${meta[commit]:-unknown}" \
 	-v host="${meta[host]:-unknown}" -v qemu="${meta[qemu]:-unknown}" \
 	-v append="${meta[guest_append]:-}" -v took="${meta[duration]:-}" -v loads="$loads" -v disturbed="$disturbed" \
-	-f "$root/bench/report.awk" "${files[@]}" >report.md
+	-f "$root/bench/report.awk" "${files[@]}" "${umd[@]}" >report.md
 
 # ---- plots ----
 if ! command -v gnuplot >/dev/null; then

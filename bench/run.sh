@@ -1,12 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [KERNEL_RELEASE...]: the benchmark suite (make bench).  For each
-# kernel (default: both of scripts/kernels.sh) build the modules and the
-# three benchmark programs, boot the guest, run bench/guest_bench.sh in it
-# (which runs bench/bpfilter_bench.sh last),
+# run.sh [KERNEL_RELEASE|umd...]: the benchmark suite (make bench).  For
+# each kernel (default: both of scripts/kernels.sh, then umd) build the
+# modules and the benchmark programs, boot the guest, run
+# bench/guest_bench.sh in it (which runs bench/bpfilter_bench.sh last),
 # and keep its CSV as bench/results/<release>.csv; then write the report
 # (bench/results/report.md and PNG plots) with bench/report.sh.
+#
+# umd: the seed's own mechanism, upstream's bpfilter usermode driver, on
+# the 6.1 kernel of bench/umd-kernel.sh (built on first use, about 15
+# minutes, and cached; only this script builds it).  bench/umd_guest.sh
+# runs there; its CSV is bench/results/umd.csv.
 #
 # Reports numbers only: a slow figure is not a failure.  The exit status
 # is non-zero only when a guest could not produce its figures.
@@ -18,6 +23,7 @@ if (($#)); then
 	kernels=("$@")
 else
 	mapfile -t kernels < <("$root/scripts/kernels.sh")
+	kernels+=(umd)
 fi
 
 say() { printf 'bench: %s\n' "$*"; }
@@ -101,11 +107,21 @@ guest_append=$UMH_GUEST_APPEND
 "
 for k in "${kernels[@]}"; do
 	t0=$SECONDS
-	out=$root/build/$k/bench
+	kdir=/lib/modules/$k/build
+	rel=$k
+	if [[ $k == umd ]]; then
+		say "umd: the kernel with upstream's bpfilter UMD (bench/umd-kernel.sh)"
+		info=$("$root/bench/umd-kernel.sh")
+		umd_image=$(sed -n 's/^image=//p' <<<"$info")
+		umd_mods=$(sed -n 's/^modules=//p' <<<"$info")
+		kdir=$(sed -n 's/^build=//p' <<<"$info")
+		rel=$(sed -n 's/^release=//p' <<<"$info")
+	fi
+	out=$root/build/$rel/bench
 	mkdir -p "$out"
 	rm -f "$out/results.csv"
-	say "$k: building umh_bench, pingpong, bpf_bench and the baseline modules"
-	for prog in umh_bench pingpong bpf_bench; do
+	say "$k: building umh_bench, umd_bench, pingpong, bpf_bench and the baseline modules"
+	for prog in umh_bench umd_bench pingpong bpf_bench; do
 		srcs=("$root/bench/$prog.c")
 		[[ $prog == bpf_bench ]] &&
 			srcs+=("$root/samples/bpfilter/ipt_table.c" "$root/samples/bpfilter/ipt_bpf.c")
@@ -115,7 +131,7 @@ for k in "${kernels[@]}"; do
 	cp "$root/bench/bpfilter_bench.sh" "$out/"
 	mkdir -p "$out/kmod"
 	cp -a "$root/bench/kmod/." "$out/kmod/"
-	if ! make -C "/lib/modules/$k/build" M="$out/kmod" modules >"$out/kmod/build.log" 2>&1; then
+	if ! make -C "$kdir" M="$out/kmod" modules >"$out/kmod/build.log" 2>&1; then
 		tail -n 20 "$out/kmod/build.log" >&2
 		say "$k: baseline module build failed" >&2
 		exit 1
@@ -128,8 +144,22 @@ for k in "${kernels[@]}"; do
 	rc=0
 	children_cpu_now
 	c0=$children_cpu h0=$(host_cpu) s0=$(host_steal) w0=$SECONDS
-	"$root/tests/guest/run.sh" "$k" "$root/bench/guest_bench.sh" 2>&1 |
-		sed -u "s/^/  [$k] /" || rc=$?
+	if [[ $k == umd ]]; then
+		# tests/guest/run.sh boots Debian's kernels and the debug one:
+		# this kernel is booted here, as run.sh boots the debug kernel.
+		{
+			"$root/tests/guest/build.sh" "$rel" "$kdir" &&
+			cp "$root/bench/umd_guest.sh" "$out/" &&
+			cd "$root/build/$rel" &&
+			"$root/tests/qemu/guest.sh" --kernel "$rel" --vmlinuz "$umd_image" \
+				--modules "$umd_mods" --timeout 2700 --share "$root/build/$rel" \
+				--log "$root/build/$rel/console.log" -- \
+				"bash $out/umd_guest.sh $root/build/$rel"
+		} 2>&1 | sed -u "s/^/  [$k] /" || rc=$?
+	else
+		"$root/tests/guest/run.sh" "$k" "$root/bench/guest_bench.sh" 2>&1 |
+			sed -u "s/^/  [$k] /" || rc=$?
+	fi
 	# What the rest of the host used meanwhile: our guest's vCPUs are our
 	# children's CPU time, anything beyond that is someone else's.
 	children_cpu_now
@@ -150,5 +180,6 @@ done
 
 printf '%sduration=%s\n' "$meta" "$((SECONDS - t_all))" >"$results/meta.txt"
 say "writing the report"
-"$root/bench/report.sh" "${kernels[@]}"
+mapfile -t debian < <(printf '%s\n' "${kernels[@]}" | grep -vx umd)
+"$root/bench/report.sh" "${debian[@]}"
 say "done in $((SECONDS - t_all)) s: bench/results/report.md"
