@@ -345,10 +345,15 @@ static void bpf_dp_load_fn(struct work_struct *work)
 				  dp->number * sizeof(struct xt_counters) +
 				  BPFILTER_SCRATCH, nr_cpu_ids, 0,
 				  "bpfilter_cnt");
+	/*
+	 * A ruleset without -i/-o never fills the interface map, and a hash
+	 * map's buckets are allocated and initialised at creation: 65536 of
+	 * them were most of replacing a small table.
+	 */
 	fds[BPFILTER_MAP_IFACES] =
 		bpf_dp_map_create(BPF_MAP_TYPE_HASH, dp->words * sizeof(u64),
-				  BPF_DP_MAX_DEVS, BPF_F_NO_PREALLOC,
-				  "bpfilter_if");
+				  dp->n_ifaces ? BPF_DP_MAX_DEVS : 1,
+				  BPF_F_NO_PREALLOC, "bpfilter_if");
 	ret = min(fds[0], fds[1]);
 	if (ret < 0) {
 		pr_err("creating the program's maps failed: %d\n", ret);
@@ -568,7 +573,14 @@ void bpf_dp_install(struct bpf_dp *dp, struct xt_counters *old, u32 n_old)
 	rtnl_unlock();
 	if (!prev)
 		return;
-	synchronize_net();
+	/*
+	 * The replaced program's counters go back to the caller, so wait
+	 * here for every CPU to leave it.  Expedited: a normal grace period
+	 * was most of a replace (tens of ms, against the tens of us that
+	 * ip_tables' per-CPU sequence counters cost), and a replace is an
+	 * administrator's command, not a fast path that IPIs would tax.
+	 */
+	synchronize_rcu_expedited();
 	if (old && prev->number == n_old)
 		bpf_dp_sum(prev, old, n_old);
 	bpf_dp_free(prev);
