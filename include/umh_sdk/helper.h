@@ -38,6 +38,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,12 +170,15 @@ void umh_log(int level, const char *fmt, ...)
 /* ---- runtime internals ---- */
 
 /*
- * Request and reply buffers larger than this are one call's: freed once
- * its reply is sent, so a helper that served one large call gives the
- * memory back instead of keeping its peak until it exits.  Smaller ones
- * are kept for the next call.
+ * Request and reply buffers larger than this are kept only while calls
+ * keep coming: once the helper has waited UMH__TRIM_MS for the next
+ * request, they are freed, so a helper that served a burst of large calls
+ * gives the memory back instead of keeping its peak until it exits, and a
+ * stream of large calls does not fault a fresh buffer in for each one.
+ * Smaller ones are kept for good.
  */
 #define UMH__KEEP_BYTES		(256 * 1024)
+#define UMH__TRIM_MS		200
 
 struct umh__helper {
 	const struct umh_proto *proto;
@@ -366,7 +370,30 @@ static inline int umh__dispatch(struct umh__helper *h,
 			d->name, h->out.len);
 		status = -EMSGSIZE;
 	}
-	status = umh__reply(h, req, status, h->out.data, h->out.len);
+	return umh__reply(h, req, status, h->out.data, h->out.len);
+}
+
+/*
+ * Before waiting for the next request: if large buffers are held and none
+ * arrives within UMH__TRIM_MS, free them.  Return: 0, or -1 on a poll error.
+ */
+static inline int umh__trim(struct umh__helper *h)
+{
+	struct pollfd pfd = { .fd = h->in, .events = POLLIN };
+	int n;
+
+	if ((h->req_cap <= UMH__KEEP_BYTES && h->out.cap <= UMH__KEEP_BYTES) ||
+	    h->itail > h->ihead)
+		return 0;
+	do
+		n = poll(&pfd, 1, UMH__TRIM_MS);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		umh_err("umh: poll: %s", strerror(errno));
+		return -1;
+	}
+	if (n)
+		return 0;
 	if (h->req_cap > UMH__KEEP_BYTES) {
 		free(h->req);
 		h->req = NULL;
@@ -377,7 +404,7 @@ static inline int umh__dispatch(struct umh__helper *h,
 		h->out.buf = NULL;
 		h->out.cap = 0;
 	}
-	return status;
+	return 0;
 }
 
 /* Apply @sb, or say loudly that there is none.  Return: 0 or -1. */
@@ -461,7 +488,8 @@ static inline int umh_helper_run(const struct umh_proto *proto,
 	}
 
 	for (;;) {
-		int r = umh__recv(&h, &req, sizeof(req), 1);
+		int r = umh__trim(&h) ? -1 :
+			umh__recv(&h, &req, sizeof(req), 1);
 
 		if (r == 0)
 			break;			/* the kernel hung up */

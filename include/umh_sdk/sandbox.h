@@ -34,9 +34,9 @@
  * KERN_ERR in the kernel log at every start.
  *
  * The runtime's own set, always allowed: read, readv, write, writev, close,
- * exit, exit_group, rt_sigreturn, restart_syscall, brk, munmap, mremap,
- * madvise, futex, getpid, gettid, rt_sigprocmask, sched_yield,
- * clock_gettime, gettimeofday; mmap and mprotect unless the protection asks
+ * poll and ppoll, exit, exit_group, rt_sigreturn, restart_syscall, brk,
+ * munmap, mremap, madvise, futex, getpid, gettid, rt_sigprocmask,
+ * sched_yield, clock_gettime, gettimeofday; mmap and mprotect unless the protection asks
  * for PROT_EXEC; kill, tgkill and tkill aimed at the helper itself
  * (abort(), raise(); a single-threaded helper's tid is its pid).  That is what static glibc and musl helpers call for I/O,
  * malloc/realloc/free, logging and exit.  No open, no socket, no exec, no
@@ -178,6 +178,10 @@ struct umh__cap_data {		/* struct __user_cap_data_struct */
 /* The runtime's own system calls: see the top of this file. */
 static const long umh__base_syscalls[] = {
 	SYS_read, SYS_readv, SYS_write, SYS_writev, SYS_close,
+#ifdef SYS_poll
+	SYS_poll,
+#endif
+	SYS_ppoll,
 	SYS_exit, SYS_exit_group, SYS_rt_sigreturn, SYS_restart_syscall,
 	SYS_brk, SYS_munmap, SYS_mremap, SYS_madvise, SYS_futex,
 	SYS_getpid, SYS_gettid, SYS_rt_sigprocmask, SYS_sched_yield,
