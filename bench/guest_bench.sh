@@ -128,8 +128,8 @@ done
 # ---- the helper after all that ----
 # (Rss from smaps_rollup: 6.1's VmRSS lags behind, see bench/ref.h.)
 # The helper keeps large buffers while calls follow each other and frees
-# them once it has waited 200 ms for the next: measure after a pause.
-sleep 1
+# them once it has waited a second for the next: measure after a pause.
+sleep 2
 pid=$(cat $S/pid)
 value mem helper_rss_after sdk kB "$(awk '$1 == "Rss:" { print $2 }' "/proc/$pid/smaps_rollup")"
 value mem helper_hwm_after sdk kB "$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$pid/status")"

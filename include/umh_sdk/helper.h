@@ -178,7 +178,7 @@ void umh_log(int level, const char *fmt, ...)
  * Smaller ones are kept for good.
  */
 #define UMH__KEEP_BYTES		(256 * 1024)
-#define UMH__TRIM_MS		200
+#define UMH__TRIM_MS		1000
 
 struct umh__helper {
 	const struct umh_proto *proto;

@@ -63,7 +63,7 @@ test_echo_too_big() { expect_err EMSGSIZE "$CLIENT" echo 1048577; }
 # 16 MiB through a 64 KiB pipe is slow under TCG: give it its own deadline.
 # A helper gives back what it needed for large calls once they stop
 # coming: it keeps the buffers while calls follow each other, and frees
-# them when it has waited 200 ms (UMH__TRIM_MS) for the next request.  Its
+# them when it has waited 1 s (UMH__TRIM_MS) for the next request.  Its
 # resident memory after 16 MiB requests and a 1 MiB echo returns near what
 # it was before, within a few seconds even under TCG, where a helper that
 # keeps its peak buffers holds 17 MB more for good.
