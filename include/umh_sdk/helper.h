@@ -170,12 +170,13 @@ void umh_log(int level, const char *fmt, ...)
 /* ---- runtime internals ---- */
 
 /*
- * Request and reply buffers larger than this are kept only while calls
- * keep coming: once the helper has waited UMH__TRIM_MS for the next
- * request, they are freed, so a helper that served a burst of large calls
- * gives the memory back instead of keeping its peak until it exits, and a
- * stream of large calls does not fault a fresh buffer in for each one.
- * Smaller ones are kept for good.
+ * Request and reply buffers larger than this are kept only while large
+ * calls follow each other: a small call, or a wait of UMH__TRIM_MS for the
+ * next request, frees them.  So a helper that served a burst of large
+ * calls gives the memory back instead of keeping its peak until it exits,
+ * and a stream of large calls does not fault a fresh buffer in for each
+ * one.  Only a helper holding such a buffer makes the poll() that times
+ * the wait.  Smaller buffers are kept for good.
  */
 #define UMH__KEEP_BYTES		(256 * 1024)
 #define UMH__TRIM_MS		1000
@@ -322,6 +323,21 @@ static inline int umh__hello(struct umh__helper *h, const struct umh_hdr *req)
 }
 
 /* Handle one request whose header is valid; -1 (I/O) or -2 (malformed) ends the helper. */
+/* Free the request and reply buffers that are larger than UMH__KEEP_BYTES. */
+static inline void umh__free_large(struct umh__helper *h)
+{
+	if (h->req_cap > UMH__KEEP_BYTES) {
+		free(h->req);
+		h->req = NULL;
+		h->req_cap = 0;
+	}
+	if (h->out.cap > UMH__KEEP_BYTES) {
+		free(h->out.buf);
+		h->out.buf = NULL;
+		h->out.cap = 0;
+	}
+}
+
 static inline int umh__dispatch(struct umh__helper *h,
 				const struct umh_hdr *req)
 {
@@ -370,7 +386,11 @@ static inline int umh__dispatch(struct umh__helper *h,
 			d->name, h->out.len);
 		status = -EMSGSIZE;
 	}
-	return umh__reply(h, req, status, h->out.data, h->out.len);
+	status = umh__reply(h, req, status, h->out.data, h->out.len);
+	/* A small call ends a stream of large ones. */
+	if (req->len <= UMH__KEEP_BYTES && h->out.len <= UMH__KEEP_BYTES)
+		umh__free_large(h);
+	return status;
 }
 
 /*
@@ -392,18 +412,8 @@ static inline int umh__trim(struct umh__helper *h)
 		umh_err("umh: poll: %s", strerror(errno));
 		return -1;
 	}
-	if (n)
-		return 0;
-	if (h->req_cap > UMH__KEEP_BYTES) {
-		free(h->req);
-		h->req = NULL;
-		h->req_cap = 0;
-	}
-	if (h->out.cap > UMH__KEEP_BYTES) {
-		free(h->out.buf);
-		h->out.buf = NULL;
-		h->out.cap = 0;
-	}
+	if (!n)
+		umh__free_large(h);
 	return 0;
 }
 
