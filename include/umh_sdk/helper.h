@@ -322,7 +322,6 @@ static inline int umh__hello(struct umh__helper *h, const struct umh_hdr *req)
 	return umh__reply(h, req, 0, &rep, sizeof(rep));
 }
 
-/* Handle one request whose header is valid; -1 (I/O) or -2 (malformed) ends the helper. */
 /* Free the request and reply buffers that are larger than UMH__KEEP_BYTES. */
 static inline void umh__free_large(struct umh__helper *h)
 {
@@ -338,6 +337,7 @@ static inline void umh__free_large(struct umh__helper *h)
 	}
 }
 
+/* Handle one request whose header is valid; -1 (I/O) or -2 (malformed) ends the helper. */
 static inline int umh__dispatch(struct umh__helper *h,
 				const struct umh_hdr *req)
 {
