@@ -63,7 +63,7 @@ trap 'echo "$modprobe_was" >/proc/sys/kernel/modprobe' EXIT
 echo >/proc/sys/kernel/modprobe
 [[ -z $(cat /proc/sys/kernel/modprobe) ]] || die "cannot empty /proc/sys/kernel/modprobe"
 
-say "kernel $(uname -r), $(nproc) CPUs, measuring on CPU $CPU; upstream helper: $(file -b "$upstream" | cut -c1-40)"
+say "kernel $(uname -r), $(nproc) CPUs, measuring on CPU $CPU; upstream's module: $upstream"
 unload bpfilter iptable_filter ip_tables echo_umh
 echo "group,case,impl,unit,median,p99,spread_pct,batches,samples,stable" >"$CSV.tmp"
 run() {
