@@ -3,9 +3,10 @@
 #
 # report.sh [KERNEL_RELEASE...]: turn bench/results/<release>.csv (written
 # by bench/run.sh, one per kernel) into bench/results/report.md, all.csv
-# and the PNG plots.  Default: every CSV there.  umd.csv (bench/umd_guest.sh,
-# upstream's bpfilter usermode driver) becomes a section of its own.  Needs no guest, so the
-# report can be rewritten from the kept CSVs.
+# and the PNG plots.  Default: every CSV there.  umd.csv
+# (bench/umd_guest.sh, upstream's bpfilter usermode driver) becomes a
+# section of its own.  Needs no guest, so the report can be rewritten from
+# the kept CSVs.
 #
 # Every ratio is SDK / reference, in the reference's unit: for times and
 # sizes 1.30 means the SDK needs 30 % more; for rates (calls/s) 0.77 means
