@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rtt_trace.awk: where a traced round trip goes (bench/rtt_trace.sh).
+# Input: tracefs text with the sched_switch and raw_syscalls events of
+# the CPU that ran `umh_bench rtt`.  Variables: caller, helper, reader
+# (pids).  An SDK sample is the caller's ECHO_IOC_BENCH ioctl; a pipe
+# sample is the caller's write to one fd up to its read from another (a
+# unix socket's use one fd).  Within a sample, time is charged to whoever
+# ran: the caller, the helper, the reader thread, or others.  Prints the
+# median of each share, in microseconds, and how often the helper was
+# switched to, and preempted, per SDK sample.
+function med(a, n,    i, j, t) {
+	for (i = 2; i <= n; i++) {
+		t = a[i]
+		for (j = i - 1; j > 0 && a[j] > t; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+	return n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : 0
+}
+function role(pid) {
+	if (pid == caller) return "caller"
+	if (pid == helper) return "helper"
+	if (pid == reader) return "reader"
+	return "other"
+}
+function charge(t) {
+	if (kind != "") cur[run] += t - since
+	since = t
+}
+function finish(t,    r) {
+	charge(t)
+	n[kind]++
+	for (r in roles)
+		v[kind, r, n[kind]] = cur[r] + 0
+	v[kind, "total", n[kind]] = t - t0
+	if (kind == "sdk") {
+		sw[n[kind]] = hsw
+		pre[n[kind]] = hpre
+	}
+	kind = ""
+}
+BEGIN { roles["caller"]; roles["helper"]; roles["reader"]; roles["other"] }
+match($0, /[0-9]+\.[0-9]+: [a-z_]+: /) {
+	split(substr($0, RSTART, RLENGTH), h, ": ")
+	t = h[1] * 1e6
+	ev = h[2]
+	rest = substr($0, RSTART + RLENGTH)
+	task = $0
+	sub(/ +\[[0-9]+\].*/, "", task)
+	pid = task
+	sub(/.*-/, "", pid)
+	if (ev == "sched_switch") {
+		if (kind != "") {
+			charge(t)
+			np = rest
+			sub(/.* next_pid=/, "", np)
+			sub(/ .*/, "", np)
+			run = role(np)
+			if (np == helper) hsw++
+			if (rest ~ ("prev_pid=" helper " .*prev_state=R"))
+				hpre++
+		}
+		next
+	}
+	if (pid != caller)
+		next
+	if (ev == "sys_enter" && kind == "" && rest ~ /^NR 16 \(3, 4010ec08,/) {
+		kind = "sdk"
+	} else if (ev == "sys_enter" && kind == "" && rest ~ /^NR 1 \(/) {
+		wfd = rest
+		sub(/^NR 1 \(/, "", wfd)
+		sub(/,.*/, "", wfd)
+		kind = "w"
+	} else if (ev == "sys_enter" && kind == "w" && rest ~ /^NR 0 \(/) {
+		rfd = rest
+		sub(/^NR 0 \(/, "", rfd)
+		sub(/,.*/, "", rfd)
+		kind = rfd == wfd ? "unix" : "pipe"
+		next
+	} else if (ev == "sys_exit" && kind == "sdk" && rest ~ /^NR 16 /) {
+		finish(t)
+		next
+	} else if (ev == "sys_exit" && (kind == "pipe" || kind == "unix") &&
+		   rest ~ /^NR 0 /) {
+		finish(t)
+		next
+	} else {
+		next
+	}
+	# a sample starts
+	t0 = since = t
+	run = "caller"
+	hsw = hpre = 0
+	delete cur
+}
+END {
+	for (k = 1; k <= 2; k++) {
+		kd = k == 1 ? "sdk" : "pipe"
+		if (!n[kd]) {
+			printf "no %s samples in the trace\n", kd
+			continue
+		}
+		line = sprintf("%-4s %5d samples, median us:", kd, n[kd])
+		split("total caller helper reader other", rs, " ")
+		for (i = 1; i <= 5; i++) {
+			if (kd == "pipe" && rs[i] == "reader")
+				continue
+			delete a
+			for (j = 1; j <= n[kd]; j++)
+				a[j] = v[kd, rs[i], j]
+			lbl = kd == "pipe" && rs[i] == "other" ? "server" : rs[i]
+			line = line sprintf(" %s %.0f", lbl, med(a, n[kd]))
+		}
+		print line
+	}
+	if (n["sdk"]) {
+		s = p = 0
+		for (j = 1; j <= n["sdk"]; j++) {
+			s += sw[j]
+			p += pre[j]
+		}
+		printf "sdk: per sample, %.2f switches to the helper, %.2f of them after it was preempted\n",
+			s / n["sdk"], p / n["sdk"]
+	}
+}
