@@ -146,6 +146,11 @@ insmod "$work/glibc.ko" max_restarts=1000 restart_window_ms=1
 run pin "$UB" restart "$work/glibc-helper" "$START_PER"
 rmmod "$MOD"
 
+# ---- where a round trip goes: one more rtt run, traced ----
+say "round trip, 64-byte payload, traced: which task spends what (bench/rtt_trace.sh)"
+rows=$(bash "$OUT/rtt_trace.sh" --csv "$B")
+if [[ -n $rows ]]; then run printf '%s\n' "$rows"; fi
+
 # ---- bpfilter: its generated program, and the path through veth ----
 bash "$OUT/bpfilter_bench.sh" "$B" "$CSV.tmp"
 

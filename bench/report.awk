@@ -226,6 +226,45 @@ function start_plot_data(    i, v, l, x) {
 	}
 }
 
+function tv(k, c, i,    x) {	# a rttseg figure: "median (p99)"
+	x = key("rttseg", c, i)
+	return has(k, x) ? sprintf("%.0f (%.0f)", med(k, x), p99(k, x)) : "n/a"
+}
+function rtt_trace_table(k) {
+	print ""
+	print "### Where a 64-byte round trip goes (traced)"
+	print ""
+	if (!has(k, key("rttseg", "sdk", "total"))) {
+		print "No traced run in this kernel's CSV: bench/rtt_trace.sh found no `sched_switch`"
+		print "or `raw_syscalls` trace events, or the CSV is older than it."
+		return
+	}
+	print "One more `umh_bench rtt 64` run, with the `sched_switch` and `raw_syscalls`"
+	print "events traced (bench/rtt_trace.sh); each sample's time is charged to the"
+	print "tasks that ran in it. Here an SDK sample is the whole `ECHO_IOC_BENCH`"
+	print "ioctl, its entry and exit included (above, the call is timed inside the"
+	print "kernel); a pipe sample is the caller's `write()` until its `read()`"
+	print "returns. The events cost time of their own: read the shares, not the"
+	print "totals. Median (p99) of " med(k, key("rttseg", "sdk", "samples")) " SDK and " \
+		med(k, key("rttseg", "pipe", "samples")) " pipe samples, in whole microseconds"
+	print "(the trace's resolution); a median of 0 means that task ran in fewer than"
+	print "half of the samples."
+	print ""
+	print "| Who ran | SDK | pipe |"
+	print "|---|---:|---:|"
+	print "| the whole sample | " tv(k, "sdk", "total") " | " tv(k, "pipe", "total") " |"
+	print "| the caller | " tv(k, "sdk", "caller") " | " tv(k, "pipe", "caller") " |"
+	print "| the helper; the server process | " tv(k, "sdk", "helper") " | " tv(k, "pipe", "server") " |"
+	print "| the SDK's reader thread | " tv(k, "sdk", "reader") " | |"
+	print "| other tasks (what the other variant's sample left runnable, among them) | " \
+		tv(k, "sdk", "other") " | " tv(k, "pipe", "helper") " |"
+	print ""
+	print "Per SDK call the helper was switched to " \
+		sprintf("%.2f", med(k, key("rttseg", "sdk", "helper_switches"))) " times, " \
+		sprintf("%.2f", med(k, key("rttseg", "sdk", "helper_preempted"))) " of them to finish"
+	print "work it had been preempted in (when its reply's wakeup of the reader thread"
+	print "preempts it, it is switched to again to finish its `writev()`)."
+}
 function sms(v) { return v == "" ? "n/a" : sprintf("%.2f", v / 1e6) }
 function kernel_section(i,    k, s, t, v, a, b, c, f, x, line, ST, STN) {
 	k = K[i]
@@ -262,6 +301,8 @@ function kernel_section(i,    k, s, t, v, a, b, c, f, x, line, ST, STN) {
 			" | " fmt(ratio(k, "rtt", SZ[s], "sdk", "unix", "median")) \
 			" | " fmt(ratio(k, "rtt", SZ[s], "sdk", "unix", "p99")) " | " rspr(k, "rtt", SZ[s], "sdk", "unix") " |"
 	}
+
+	rtt_trace_table(k)
 
 	print ""
 	print "### Bulk: one 16 MiB call"

@@ -8,15 +8,26 @@
 # unix socket's use one fd).  Within a sample, time is charged to whoever
 # ran: the caller, the helper, the reader thread, or others.  Prints the
 # median of each share, in microseconds, and how often the helper was
-# switched to, and preempted, per SDK sample.
-function med(a, n,    i, j, t) {
-	for (i = 2; i <= n; i++) {
-		t = a[i]
-		for (j = i - 1; j > 0 && a[j] > t; j--)
-			a[j + 1] = a[j]
-		a[j + 1] = t
+# switched to, and preempted, per SDK sample; with -v csv=1, as CSV rows
+# of bench/bench.h's columns (group rttseg; one sample each, so that
+# bench/report.awk does not count them as repeated figures).
+# The @q quantile of a[1..n], whole microseconds (the trace's resolution):
+# counted, not sorted.
+function quant(a, n, q,    c, i, top, want, seen) {
+	top = 0
+	for (i = 1; i <= n; i++) {
+		c[int(a[i] + 0.5)]++
+		if (a[i] > top)
+			top = int(a[i] + 0.5)
 	}
-	return n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : 0
+	want = int(q * (n - 1) + 0.5) + 1
+	for (i = 0; i <= top; i++)
+		if ((seen += c[i]) >= want)
+			return i
+	return top
+}
+function row(c, i, unit, m, p) {
+	printf "rttseg,%s,%s,%s,%.2f,%.2f,0.0,1,1,1\n", c, i, unit, m, p
 }
 function role(pid) {
 	if (pid == caller) return "caller"
@@ -98,7 +109,8 @@ END {
 	for (k = 1; k <= 2; k++) {
 		kd = k == 1 ? "sdk" : "pipe"
 		if (!n[kd]) {
-			printf "no %s samples in the trace\n", kd
+			if (!csv)
+				printf "no %s samples in the trace\n", kd
 			continue
 		}
 		line = sprintf("%-4s %5d samples, median us:", kd, n[kd])
@@ -109,10 +121,16 @@ END {
 			delete a
 			for (j = 1; j <= n[kd]; j++)
 				a[j] = v[kd, rs[i], j]
+			m = quant(a, n[kd], 0.5)
 			lbl = kd == "pipe" && rs[i] == "other" ? "server" : rs[i]
-			line = line sprintf(" %s %.0f", lbl, med(a, n[kd]))
+			line = line sprintf(" %s %.0f", lbl, m)
+			if (csv)
+				row(kd, lbl, "us", m, quant(a, n[kd], 0.99))
 		}
-		print line
+		if (csv)
+			row(kd, "samples", "count", n[kd], n[kd])
+		else
+			print line
 	}
 	if (n["sdk"]) {
 		s = p = 0
@@ -120,7 +138,12 @@ END {
 			s += sw[j]
 			p += pre[j]
 		}
-		printf "sdk: per sample, %.2f switches to the helper, %.2f of them after it was preempted\n",
-			s / n["sdk"], p / n["sdk"]
+		if (csv) {
+			row("sdk", "helper_switches", "per_call", s / n["sdk"], s / n["sdk"])
+			row("sdk", "helper_preempted", "per_call", p / n["sdk"], p / n["sdk"])
+		} else {
+			printf "sdk: per sample, %.2f switches to the helper, %.2f of them after it was preempted\n",
+				s / n["sdk"], p / n["sdk"]
+		}
 	}
 }

@@ -128,7 +128,8 @@ for k in "${kernels[@]}"; do
 		gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -pthread \
 			-I"$root/include" -o "$out/$prog" "${srcs[@]}"
 	done
-	cp "$root/bench/bpfilter_bench.sh" "$root/bench/rtt_trace.awk" "$out/"
+	cp "$root/bench/bpfilter_bench.sh" "$root/bench/rtt_trace.sh" \
+		"$root/bench/rtt_trace.awk" "$out/"
 	mkdir -p "$out/kmod"
 	cp -a "$root/bench/kmod/." "$out/kmod/"
 	if ! make -C "$kdir" M="$out/kmod" modules >"$out/kmod/build.log" 2>&1; then
