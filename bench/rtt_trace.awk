@@ -3,7 +3,8 @@
 # rtt_trace.awk: where a traced round trip goes (bench/rtt_trace.sh).
 # Input: tracefs text with the sched_switch and raw_syscalls events of
 # the CPU that ran `umh_bench rtt`.  Variables: caller, helper, reader
-# (pids).  An SDK sample is the caller's ECHO_IOC_BENCH ioctl; a pipe
+# (pids).  An SDK sample is an ioctl of the caller's (umh_bench rtt makes
+# none but ECHO_IOC_BENCH; x86-64 numbers: 16 ioctl, 0 read, 1 write); a pipe
 # sample is the caller's write to one fd up to its read from another (a
 # unix socket's use one fd).  Within a sample, time is charged to whoever
 # ran: the caller, the helper, the reader thread, or others.  Prints the
@@ -11,6 +12,7 @@
 # switched to, and preempted, per SDK sample; with -v csv=1, as CSV rows
 # of bench/bench.h's columns (group rttseg; one sample each, so that
 # bench/report.awk does not count them as repeated figures).
+
 # The @q quantile of a[1..n], whole microseconds (the trace's resolution):
 # counted, not sorted.
 function quant(a, n, q,    c, i, top, want, seen) {
@@ -76,7 +78,7 @@ match($0, /[0-9]+\.[0-9]+: [a-z_]+: /) {
 	}
 	if (pid != caller)
 		next
-	if (ev == "sys_enter" && kind == "" && rest ~ /^NR 16 \(3, 4010ec08,/) {
+	if (ev == "sys_enter" && kind == "" && rest ~ /^NR 16 \(/) {
 		kind = "sdk"
 	} else if (ev == "sys_enter" && kind == "" && rest ~ /^NR 1 \(/) {
 		wfd = rest
