@@ -90,12 +90,18 @@ static int umh_write_frame(struct umh_proc *p, const struct umh_hdr *hdr,
 	return ret ?: umh_write_iter(p, upayload, deadline, sent);
 }
 
-/* Send one request frame; a frame cut short leaves the stream unusable. */
-static int umh_send(struct umh_proc *p, const struct umh_hdr *hdr,
-		    const void *payload, struct iov_iter *upayload,
-		    unsigned long deadline, size_t *sent)
+/*
+ * Send one request frame; a frame cut short leaves the stream unusable.
+ * If @call is then the only call in flight, take the reply stream for its
+ * caller (@rx_owned) before letting go of the request stream, so that the
+ * wakeup of the other senders does not make the reader thread run.
+ */
+static int umh_send(struct umh_proc *p, struct umh_call *call,
+		    const struct umh_hdr *hdr, const void *payload,
+		    struct iov_iter *upayload, unsigned long deadline,
+		    size_t *sent, bool *rx_owned)
 {
-	bool owned = false, callers;
+	bool owned = false, callers, alone;
 	int ret;
 
 	ret = umh_tx_wait(p, &owned, deadline);
@@ -132,8 +138,16 @@ static int umh_send(struct umh_proc *p, const struct umh_hdr *hdr,
 			hdr->op ? p->ub->cfg.proto->ops[hdr->op].name : "hello");
 	}
 	if (owned) {
+		if (!ret) {
+			spin_lock(&p->lock);
+			alone = call->state == UMH_CALL_PENDING &&
+				list_is_singular(&p->pending);
+			spin_unlock(&p->lock);
+			*rx_owned = alone && umh_rx_own(p);
+		}
 		clear_bit_unlock(0, &p->tx_busy);
-		wake_up_all(&p->wq);
+		__wake_up(&p->wq, TASK_NORMAL, 0,
+			  *rx_owned ? &umh_wake_quiet : NULL);
 	}
 	return ret;
 }
@@ -177,7 +191,7 @@ static int umh_proc_call(struct umh_proc *p, u16 op, const void *req,
 	struct umh_call *call;
 	struct umh_hdr hdr;
 	size_t sent = 0;
-	bool whole;
+	bool whole, rx_owned = false;
 	long t;
 	int ret;
 
@@ -204,7 +218,7 @@ static int umh_proc_call(struct umh_proc *p, u16 op, const void *req,
 	spin_unlock(&p->lock);
 
 	umh_hdr_init(&hdr, op, call->id, req_len, 0, 0, rep_cap);
-	ret = umh_send(p, &hdr, req, ureq, deadline, &sent);
+	ret = umh_send(p, call, &hdr, req, ureq, deadline, &sent, &rx_owned);
 	whole = sent == sizeof(hdr) + req_len;
 
 	/* Done with @req: a parked reply may land in @rep now. */
@@ -219,6 +233,12 @@ static int umh_proc_call(struct umh_proc *p, u16 op, const void *req,
 	}
 	if (ret)
 		goto abandon;
+	/* The only call in flight: read its reply here, not in the reader. */
+	if (rx_owned) {
+		ret = umh_rx_direct(p, call, deadline);
+		if (ret)
+			goto abandon;
+	}
 
 	t = wait_for_completion_killable_timeout(&call->done,
 						 umh_left(deadline));

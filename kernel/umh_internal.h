@@ -72,6 +72,9 @@
 
 enum { UMH_POLL_TX, UMH_POLL_RX, UMH_POLL_ERR, UMH_NR_POLL };
 
+/* Bits of umh_proc.rx_busy */
+enum { UMH_RX_OWNED, UMH_RX_CALLER };
+
 enum umh_call_state {
 	UMH_CALL_PENDING,	/* on proc->pending, waiting for its reply */
 	UMH_CALL_CLAIMED,	/* the reader is copying its reply */
@@ -150,15 +153,25 @@ struct umh_proc {
 	bool rparked;		/* reader waits for its call's request */
 
 	unsigned long tx_busy;	/* bit 0: a sender owns the request stream */
+	/*
+	 * UMH_RX_OWNED: who reads the reply stream, the reader thread or a
+	 * caller that waits alone (UMH_RX_CALLER too; "Who reads a reply" in
+	 * channel.rst).  The reader sleeps on wq through rwait, which a
+	 * reply's wakeup skips while a caller reads.
+	 */
+	unsigned long rx_busy;
+	wait_queue_entry_t rwait;
 
-	/* Reader thread only. */
+	/* Whoever holds rx_busy (rx_eof: read by anyone). */
 	struct umh_hdr rhdr;
 	size_t rhdr_got;
 	bool rclaimed;		/* rhdr's call is claimed (or dropped) */
-	bool rx_eof, err_eof;
+	bool rx_eof;
 	struct umh_call *rcall;	/* claimed call whose payload is read */
 	u32 rgot;
 	char scratch[256];	/* sink for payloads nobody waits for */
+	/* Reader thread only. */
+	bool err_eof;
 	char errbuf[UMH_ERR_LINE];
 	size_t errlen;
 	struct ratelimit_state err_rs;
@@ -235,6 +248,10 @@ static inline pid_t umh_proc_pid_nr(struct umh_proc *p)
 
 /* umh_proc.c */
 struct umh_proc *umh_proc_spawn(struct umh_blob *ub);
+bool umh_rx_own(struct umh_proc *p);
+int umh_rx_direct(struct umh_proc *p, struct umh_call *call,
+		  unsigned long deadline);
+extern char umh_wake_quiet;
 void umh_proc_put(struct umh_proc *p);
 bool umh_proc_end(struct umh_proc *p, int err, bool fault);
 bool umh_proc_fail(struct umh_proc *p, int err);

@@ -14,12 +14,20 @@
 
 #include "umh_internal.h"
 
+/*
+ * The key of a wakeup that the reader thread skips while a caller reads
+ * the reply stream: bytes (or EOF) on it, a lone sender done sending.
+ */
+char umh_wake_quiet;
+
 static int umh_poll_wake(wait_queue_entry_t *wait, unsigned int mode,
 			 int sync, void *key)
 {
 	struct umh_poll *pp = container_of(wait, struct umh_poll, wait);
+	struct umh_proc *p = pp->proc;
 
-	wake_up(&pp->proc->wq);
+	__wake_up(&p->wq, TASK_NORMAL, 1,
+		  pp == &p->poll[UMH_POLL_RX] ? &umh_wake_quiet : NULL);
 	return 0;
 }
 
@@ -536,50 +544,181 @@ static bool umh_pollin(struct file *f)
 	return vfs_poll(f, NULL) & (EPOLLIN | EPOLLHUP | EPOLLERR);
 }
 
-static bool umh_reader_wake(struct umh_proc *p)
+/* Can the holder of rx_busy make progress on the reply stream? */
+static bool umh_rx_ready(struct umh_proc *p)
 {
 	struct umh_call *call = p->rcall;
 
-	return kthread_should_stop() ||
-	       (!p->rx_eof && !READ_ONCE(p->rparked) &&
+	return (!p->rx_eof && !READ_ONCE(p->rparked) &&
 		(umh_pollin(p->rx) ||
 		 (p->rhdr_got == sizeof(p->rhdr) && !p->rclaimed))) ||
-	       (!p->err_eof && umh_pollin(p->err)) ||
 	       (call && READ_ONCE(call->abandoned));
+}
+
+/* One step on the reply stream; the caller holds rx_busy. */
+static int umh_rx_step(struct umh_proc *p)
+{
+	int ret = umh_rx(p);
+
+	if (ret < 0) {
+		WRITE_ONCE(p->rx_eof, true);
+		umh_rx_done(p, ret);
+		umh_proc_fail(p, ret);
+		return 0;
+	}
+	return ret;
+}
+
+/*
+ * Let go of the reply stream after a caller read it, and hand it to the
+ * reader thread if there is more to read than the caller's own reply.
+ */
+static void umh_rx_release(struct umh_proc *p)
+{
+	bool more = p->rcall || p->rhdr_got;
+
+	clear_bit(UMH_RX_CALLER, &p->rx_busy);
+	clear_bit_unlock(UMH_RX_OWNED, &p->rx_busy);
+	/*
+	 * The bits clear before the checks: wake_up_bit()'s of its waiter,
+	 * and ours of the reply stream, whose wakeups the reader skipped
+	 * until now.
+	 */
+	smp_mb__after_atomic();
+	wake_up_bit(&p->rx_busy, UMH_RX_OWNED);
+	if (!more) {
+		spin_lock(&p->lock);
+		more = !list_empty(&p->pending);
+		spin_unlock(&p->lock);
+	}
+	if (more || umh_pollin(p->rx))
+		wake_up_all(&p->wq);
+}
+
+static bool umh_direct_wake(struct umh_proc *p, struct umh_call *call)
+{
+	return READ_ONCE(call->state) == UMH_CALL_DONE ||
+	       READ_ONCE(p->dead) || umh_rx_ready(p);
+}
+
+/**
+ * umh_rx_own() - take the reply stream for a caller
+ * @p:	the generation
+ *
+ * A caller whose call is the only one in flight reads the reply stream
+ * itself, as the reader thread would, so that its reply costs no wakeup of
+ * the reader thread ("Who reads a reply" in Documentation/channel.rst).
+ *
+ * Context: any.
+ * Return: true if the stream is the caller's until its umh_rx_direct().
+ */
+bool umh_rx_own(struct umh_proc *p)
+{
+	if (test_and_set_bit_lock(UMH_RX_OWNED, &p->rx_busy))
+		return false;
+	set_bit(UMH_RX_CALLER, &p->rx_busy);
+	return true;
+}
+
+/**
+ * umh_rx_direct() - read the reply stream in the caller, for its own reply
+ * @p:		the generation; the caller has the stream (umh_rx_own())
+ * @call:	the caller's call, fully sent
+ * @deadline:	when the caller gives up
+ *
+ * Reads replies until @call's is in, the generation is over, or the caller
+ * gives up; then gives the stream back, to the reader thread if more than
+ * @call's reply is on it.
+ *
+ * Context: process context; sleeps, killable and until @deadline.
+ * Return: 0 (wait for @call's completion, which may be done already),
+ * -EINTR or -ETIMEDOUT.
+ */
+int umh_rx_direct(struct umh_proc *p, struct umh_call *call,
+		  unsigned long deadline)
+{
+	long t;
+	int ret = 0;
+
+	while (READ_ONCE(call->state) != UMH_CALL_DONE &&
+	       !READ_ONCE(p->dead) && !p->rx_eof) {
+		if (umh_rx_step(p)) {
+			cond_resched();
+			continue;
+		}
+		t = wait_event_killable_timeout(p->wq, umh_direct_wake(p, call),
+						umh_left(deadline));
+		if (t <= 0) {
+			ret = t ? -EINTR : -ETIMEDOUT;
+			break;
+		}
+	}
+	umh_rx_release(p);
+	return ret;
+}
+
+/*
+ * The reader's wakeups: all but a reply's while a caller reads the reply
+ * stream itself, which would only make the reader thread run for nothing.
+ */
+static int umh_reader_wake_fn(wait_queue_entry_t *wait, unsigned int mode,
+			      int sync, void *key)
+{
+	struct umh_proc *p = container_of(wait, struct umh_proc, rwait);
+
+	if (key == &umh_wake_quiet && test_bit(UMH_RX_CALLER, &p->rx_busy))
+		return 0;
+	return woken_wake_function(wait, mode, sync, key);
+}
+
+static bool umh_reader_wake(struct umh_proc *p)
+{
+	bool rx = false;
+
+	if (kthread_should_stop() || (!p->err_eof && umh_pollin(p->err)))
+		return true;
+	if (!test_and_set_bit_lock(UMH_RX_OWNED, &p->rx_busy)) {
+		rx = umh_rx_ready(p);
+		clear_bit_unlock(UMH_RX_OWNED, &p->rx_busy);
+	}
+	return rx;
 }
 
 static int umh_reader(void *data)
 {
 	struct umh_proc *p = data;
 	size_t n, got;
-	int ret;
 
+	init_waitqueue_func_entry(&p->rwait, umh_reader_wake_fn);
+	p->rwait.private = current;
+	add_wait_queue(&p->wq, &p->rwait);
 	while (!kthread_should_stop()) {
 		bool progress = umh_drain_stderr(p, &got);
 
-		if (!p->rx_eof) {
-			ret = umh_rx(p);
-			if (ret < 0) {
-				p->rx_eof = true;
-				umh_rx_done(p, ret);
-				umh_proc_fail(p, ret);
-			} else if (ret) {
+		if (!READ_ONCE(p->rx_eof) &&
+		    !test_and_set_bit_lock(UMH_RX_OWNED, &p->rx_busy)) {
+			if (!p->rx_eof && umh_rx_step(p))
 				progress = true;
-			}
+			clear_bit_unlock(UMH_RX_OWNED, &p->rx_busy);
 		}
 		if (progress)
 			cond_resched();
 		else
-			wait_event_interruptible(p->wq, umh_reader_wake(p));
+			while (!umh_reader_wake(p))
+				wait_woken(&p->rwait, TASK_INTERRUPTIBLE,
+					   MAX_SCHEDULE_TIMEOUT);
 	}
+	remove_wait_queue(&p->wq, &p->rwait);
 	/*
 	 * The helper is gone: pass on its last words, free its caller.  Its
 	 * stderr may still have other writers (a child it forked, a process
 	 * that opened /proc/<pid>/fd/2): take what is there, up to a bound,
-	 * and never wait for EOF.
+	 * and never wait for EOF.  A caller that reads the reply stream sees
+	 * the generation over and lets go of it; the reader keeps it.
 	 */
 	for (n = 0; n < UMH_LAST_WORDS && umh_drain_stderr(p, &got); n += got)
 		;
+	wait_on_bit_lock(&p->rx_busy, UMH_RX_OWNED, TASK_UNINTERRUPTIBLE);
 	umh_rx_done(p, READ_ONCE(p->dead) ?: -ESHUTDOWN);
 	return 0;
 }
