@@ -637,13 +637,18 @@ bool umh_rx_own(struct umh_proc *p)
 int umh_rx_direct(struct umh_proc *p, struct umh_call *call,
 		  unsigned long deadline)
 {
+	/* Poll first: the reply has hardly come yet. */
+	bool ready = umh_rx_ready(p);
 	long t;
 	int ret = 0;
 
 	while (READ_ONCE(call->state) != UMH_CALL_DONE &&
 	       !READ_ONCE(p->dead) && !p->rx_eof) {
-		if (umh_rx_step(p)) {
-			cond_resched();
+		/* Read on while reads make progress, then wait. */
+		if (ready) {
+			ready = umh_rx_step(p);
+			if (ready)
+				cond_resched();
 			continue;
 		}
 		t = wait_event_killable_timeout(p->wq, umh_direct_wake(p, call),
@@ -652,6 +657,7 @@ int umh_rx_direct(struct umh_proc *p, struct umh_call *call,
 			ret = t ? -EINTR : -ETIMEDOUT;
 			break;
 		}
+		ready = true;
 	}
 	umh_rx_release(p);
 	return ret;
