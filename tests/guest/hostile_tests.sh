@@ -173,6 +173,23 @@ test_stop_reading() {
 		"hostile: request [0-9]+ cut short \(-110\) after [0-9]+ bytes; killing helper pid" \
 		echo:0:1048576:16:1000 ping:0:0:0:1500
 }
+# ---- a caller that reads the reply stream (channel.rst, "Who reads a reply")
+test_reading_caller() {
+	# The held sleep call is alone in flight, so its caller reads the
+	# reply stream itself; the ping's reply comes while it waits, and it
+	# hands it over.
+	check_case "ETIMEDOUT OK" 0 1 1 $ETIMEDOUT \
+		"hostile: helper pid [0-9]+ did not answer sleep within its deadline; killing it" \
+		sleep:12:0:0:3000 ping:0:0:0:3000
+}
+test_reading_caller_left() {
+	# The same, and the ping's reply stops halfway: the ping's caller
+	# leaves at its deadline while the sleep's caller fills its buffer,
+	# and gets it back in time.
+	check_case "ETIMEDOUT ETIMEDOUT" 0 1 1 $ETIMEDOUT \
+		"hostile: helper pid [0-9]+ stalled in its reply to ping; killing it" \
+		sleep:12:0:0:4000 ping:7:0:0:1000
+}
 
 test_unload() {
 	echo "status view: $(counters) last_error $(<$S/last_error)"
@@ -214,6 +231,8 @@ t "header and half a payload, then silence: ETIMEDOUT, replaced" test_half_paylo
 t "half a header, then exit: EPIPE, replaced" test_half_hdr_exit
 t "header and half a payload, then exit: EPIPE, replaced" test_half_payload_exit
 t "closes its stdout and lingers: ECONNRESET, killed, replaced" test_close_stdout
+t "a caller reading the reply stream hands another caller its reply" test_reading_caller
+t "a caller that leaves gets its buffer back from a reading caller in time" test_reading_caller_left
 t "flood of unsolicited replies: killed at the first, no memory growth" test_flood_replies
 t "endless bytes after a reply: killed at once, no memory growth" test_flood_bytes
 t "stderr flood: rate-limited, calls answered, no memory growth" test_stderr_flood
