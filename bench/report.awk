@@ -116,8 +116,9 @@ function intro(    i, line) {
 	print "programs, their reference processes, the helper and the SDK's reader thread."
 	print "Under TCG a hop between vCPUs costs an emulated IPI and, whenever the host is"
 	print "busy, a wait for the host to schedule the other vCPU's thread: milliseconds"
-	print "that swamped the round trips of the SDK (three tasks per call) more than those"
-	print "of the references (two). On one vCPU a figure is the CPU work of its path."
+	print "that swamped the round trips of the SDK (three tasks per call while its reader"
+	print "thread handed every reply over) more than those of the references (two). On"
+	print "one vCPU a figure is the CPU work of its path."
 }
 
 # A table's head: the two given columns, then one per kernel.
@@ -262,8 +263,10 @@ function rtt_trace_table(k) {
 	print "Per SDK call the helper was switched to " \
 		sprintf("%.2f", med(k, key("rttseg", "sdk", "helper_switches"))) " times, " \
 		sprintf("%.2f", med(k, key("rttseg", "sdk", "helper_preempted"))) " of them to finish"
-	print "work it had been preempted in (when its reply's wakeup of the reader thread"
-	print "preempts it, it is switched to again to finish its `writev()`)."
+	print "work it had been preempted in (when its reply's wakeup of the caller preempts"
+	print "it, it is switched to again to finish its `writev()`). A caller alone in"
+	print "flight reads its own reply, so the reader thread has no turn here"
+	print "(Documentation/channel.rst, \"Who reads a reply\")."
 }
 function sms(v) { return v == "" ? "n/a" : sprintf("%.2f", v / 1e6) }
 function kernel_section(i,    k, s, t, v, a, b, c, f, x, line, ST, STN) {
@@ -676,9 +679,10 @@ function umd_section(k,    x, r, a, b, v, SI, SN, nsi) {
 	print "tasks per call, one call at a time, and a wait with no bound (a helper that"
 	print "never answers holds every iptables caller until a signal, and a signal"
 	print "kills the helper). The SDK's calls are framed (a 32-byte header with an id,"
-	print "checked on the way back), its reader thread hands each reply to its caller"
-	print "(a third task per call, the cost measured in the round-trip section above),"
-	print "and in exchange any number of callers may be in flight, each wait ends at"
+	print "checked on the way back; the round-trip section above has where a call's"
+	print "time goes). A caller alone in flight reads its own reply, as upstream's"
+	print "does, and with more calls in flight the SDK's reader thread hands each reply"
+	print "to its caller: any number of callers may be in flight, each wait ends at"
 	print "its deadline or on a fatal signal without touching the helper, and nothing"
 	print "the helper sends is trusted."
 	print ""
