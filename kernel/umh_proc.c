@@ -26,8 +26,17 @@ static int umh_poll_wake(wait_queue_entry_t *wait, unsigned int mode,
 	struct umh_poll *pp = container_of(wait, struct umh_poll, wait);
 	struct umh_proc *p = pp->proc;
 
-	__wake_up(&p->wq, TASK_NORMAL, 1,
-		  pp == &p->poll[UMH_POLL_RX] ? &umh_wake_quiet : NULL);
+	if (pp != &p->poll[UMH_POLL_RX]) {
+		wake_up(&p->wq);
+		return 0;
+	}
+	/*
+	 * The pipe's new bytes before the reader's filter reads
+	 * UMH_RX_CALLER; pairs with the barrier in umh_rx_release(), so that
+	 * either the reader is woken or the releasing caller sees the bytes.
+	 */
+	smp_mb();
+	__wake_up(&p->wq, TASK_NORMAL, 1, &umh_wake_quiet);
 	return 0;
 }
 
@@ -582,7 +591,7 @@ static void umh_rx_release(struct umh_proc *p)
 	/*
 	 * The bits clear before the checks: wake_up_bit()'s of its waiter,
 	 * and ours of the reply stream, whose wakeups the reader skipped
-	 * until now.
+	 * until now (pairs with the barrier in umh_poll_wake()).
 	 */
 	smp_mb__after_atomic();
 	wake_up_bit(&p->rx_busy, UMH_RX_OWNED);
