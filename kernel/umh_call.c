@@ -2,7 +2,8 @@
 /*
  * umh-sdk kernel side: calls.  Each call is framed onto the request FIFO
  * by one sender at a time, listed by id, and completed by the reader
- * thread, which copies the reply straight into the caller's buffer.
+ * thread (or by a caller alone in flight, which reads the replies itself),
+ * copying the reply straight into the caller's buffer.
  * Documentation/channel.rst has the design.
  */
 #define pr_fmt(fmt) "umh: " fmt
@@ -273,9 +274,11 @@ abandon:
 	}
 	if (call->state == UMH_CALL_CLAIMED) {
 		/*
-		 * The reader is filling our buffer: make it let go first.
-		 * Not killable: the buffer is ours to free once we return.
-		 * Bounded: the reader never blocks while it holds a call.
+		 * The reader thread, or a reading caller, is filling our
+		 * buffer: make it let go first.  Not killable: the buffer is
+		 * ours to free once we return.  Bounded: the reader never
+		 * blocks while it holds a call, and our wakeup wakes a
+		 * reading caller.
 		 */
 		WRITE_ONCE(call->abandoned, true);
 		spin_unlock(&p->lock);

@@ -77,7 +77,7 @@ enum { UMH_RX_OWNED, UMH_RX_CALLER };
 
 enum umh_call_state {
 	UMH_CALL_PENDING,	/* on proc->pending, waiting for its reply */
-	UMH_CALL_CLAIMED,	/* the reader is copying its reply */
+	UMH_CALL_CLAIMED,	/* its reply is being copied (rx_busy) */
 	UMH_CALL_DONE,
 };
 

@@ -339,7 +339,7 @@ static void umh_set_blocking(struct file *f)
 	spin_unlock(&f->f_lock);
 }
 
-/* ---- the reader thread ---- */
+/* ---- the reader thread, and a caller that reads its own reply ---- */
 
 static void umh_log_line(struct umh_proc *p, char *line, size_t len)
 {
