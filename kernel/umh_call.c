@@ -93,16 +93,17 @@ static int umh_write_frame(struct umh_proc *p, const struct umh_hdr *hdr,
 
 /*
  * Send one request frame; a frame cut short leaves the stream unusable.
- * If @call is then the only call in flight, take the reply stream for its
- * caller (@rx_owned) before letting go of the request stream, so that the
- * wakeup of the other senders does not make the reader thread run.
+ * Then mark @call sent (its reply may be copied now).  If it is the only
+ * call in flight, take the reply stream for its caller (@rx_owned) before
+ * letting go of the request stream, so that the wakeup of the other
+ * senders does not make the reader thread run.
  */
 static int umh_send(struct umh_proc *p, struct umh_call *call,
 		    const struct umh_hdr *hdr, const void *payload,
 		    struct iov_iter *upayload, unsigned long deadline,
 		    size_t *sent, bool *rx_owned)
 {
-	bool owned = false, callers, alone;
+	bool owned = false, callers, alone, parked;
 	int ret;
 
 	ret = umh_tx_wait(p, &owned, deadline);
@@ -138,18 +139,21 @@ static int umh_send(struct umh_proc *p, struct umh_call *call,
 			p->ub->name, umh_proc_pid_nr(p),
 			hdr->op ? p->ub->cfg.proto->ops[hdr->op].name : "hello");
 	}
-	if (owned) {
-		if (!ret) {
-			spin_lock(&p->lock);
-			alone = call->state == UMH_CALL_PENDING &&
-				list_is_singular(&p->pending);
-			spin_unlock(&p->lock);
-			*rx_owned = alone && umh_rx_own(p);
-		}
+	/* Done with the request: a parked reply may land in the reply buffer. */
+	spin_lock(&p->lock);
+	call->sending = false;
+	parked = p->rparked;
+	p->rparked = false;
+	alone = owned && !ret && call->state == UMH_CALL_PENDING &&
+		list_is_singular(&p->pending);
+	spin_unlock(&p->lock);
+	*rx_owned = alone && umh_rx_own(p);
+	if (owned)
 		clear_bit_unlock(0, &p->tx_busy);
+	/* A parked reply is this call's if it is alone: it reads it itself. */
+	if (owned || parked)
 		__wake_up(&p->wq, TASK_NORMAL, 0,
 			  *rx_owned ? &umh_wake_quiet : NULL);
-	}
 	return ret;
 }
 
@@ -221,17 +225,6 @@ static int umh_proc_call(struct umh_proc *p, u16 op, const void *req,
 	umh_hdr_init(&hdr, op, call->id, req_len, 0, 0, rep_cap);
 	ret = umh_send(p, call, &hdr, req, ureq, deadline, &sent, &rx_owned);
 	whole = sent == sizeof(hdr) + req_len;
-
-	/* Done with @req: a parked reply may land in @rep now. */
-	spin_lock(&p->lock);
-	call->sending = false;
-	if (p->rparked) {
-		p->rparked = false;
-		spin_unlock(&p->lock);
-		wake_up_all(&p->wq);
-	} else {
-		spin_unlock(&p->lock);
-	}
 	if (ret)
 		goto abandon;
 	/* The only call in flight: read its reply here, not in the reader. */

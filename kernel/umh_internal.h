@@ -69,6 +69,8 @@
 /* Bytes of stderr passed on once a generation is over (see umh_reader). */
 #define UMH_LAST_WORDS		(16 * UMH_ERR_LINE)
 #define UMH_MAX_RESTARTS_CAP	1000
+/* What a caller reading the reply stream reads at once (umh_rx_read()). */
+#define UMH_RX_AHEAD		256
 
 enum { UMH_POLL_TX, UMH_POLL_RX, UMH_POLL_ERR, UMH_NR_POLL };
 
@@ -170,6 +172,12 @@ struct umh_proc {
 	struct umh_call *rcall;	/* claimed call whose payload is read */
 	u32 rgot;
 	char scratch[256];	/* sink for payloads nobody waits for */
+	/*
+	 * Bytes a reading caller read ahead of where the parser is
+	 * (umh_rx_read()); whoever reads next takes them first.
+	 */
+	char ahead[UMH_RX_AHEAD];
+	u16 ahead_pos, ahead_len;
 	/* Reader thread only. */
 	bool err_eof;
 	char errbuf[UMH_ERR_LINE];

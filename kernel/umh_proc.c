@@ -478,6 +478,42 @@ static void umh_rx_done(struct umh_proc *p, int status)
 }
 
 /*
+ * Read up to @want bytes of the reply stream into @dst, without blocking:
+ * first what was read ahead.  A caller reading the stream reads a small
+ * frame's header and payload with one pipe read, into p->ahead; the reader
+ * thread reads what the parser asks for, no more ("Who reads a reply" in
+ * Documentation/channel.rst).
+ * Return: bytes read, 0 at EOF, -EAGAIN if none are there, or -errno.
+ */
+static ssize_t umh_rx_read(struct umh_proc *p, void *dst, size_t want)
+{
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (p->ahead_pos == p->ahead_len && want < sizeof(p->ahead) &&
+	    test_bit(UMH_RX_CALLER, &p->rx_busy)) {
+		n = kernel_read(p->rx, p->ahead, sizeof(p->ahead), &pos);
+		if (n <= 0)
+			return n;
+		p->ahead_pos = 0;
+		p->ahead_len = n;
+	}
+	if (p->ahead_pos < p->ahead_len) {
+		n = min_t(size_t, want, p->ahead_len - p->ahead_pos);
+		memcpy(dst, p->ahead + p->ahead_pos, n);
+		p->ahead_pos += n;
+		return n;
+	}
+	return kernel_read(p->rx, dst, want, &pos);
+}
+
+/* Are bytes read ahead waiting for the parser? */
+static bool umh_rx_ahead(struct umh_proc *p)
+{
+	return p->ahead_pos < p->ahead_len;
+}
+
+/*
  * Make progress on the reply stream without blocking.
  * Return: 1 if bytes were consumed, 0 if none were there, -errno when this
  * generation is over (EOF, read error, protocol violation).
@@ -486,15 +522,14 @@ static int umh_rx(struct umh_proc *p)
 {
 	struct umh_call *call;
 	int progress = 0;
-	loff_t pos = 0;
 	ssize_t n;
 	size_t want;
 	void *dst;
 	int ret;
 
 	if (p->rhdr_got < sizeof(p->rhdr)) {
-		n = kernel_read(p->rx, (char *)&p->rhdr + p->rhdr_got,
-				sizeof(p->rhdr) - p->rhdr_got, &pos);
+		n = umh_rx_read(p, (char *)&p->rhdr + p->rhdr_got,
+				sizeof(p->rhdr) - p->rhdr_got);
 		if (n == -EAGAIN)
 			return 0;
 		if (n == 0)
@@ -516,30 +551,34 @@ static int umh_rx(struct umh_proc *p)
 		if (ret)
 			return ret;
 		p->rclaimed = true;
-	} else {
-		call = p->rcall;
-		want = p->rhdr.len - p->rgot;
-		if (call && READ_ONCE(call->abandoned)) {
-			/* The caller gave up: let go of its buffer now. */
-			call->cut = true;
-			umh_rx_done(p, -ETIMEDOUT);
-			call = NULL;
-		}
-		if (call) {
-			dst = call->rep + p->rgot;
-		} else {
-			dst = p->scratch;
-			want = min(want, sizeof(p->scratch));
-		}
-		n = kernel_read(p->rx, dst, want, &pos);
-		if (n == -EAGAIN)
-			return 0;
-		if (n == 0)
-			return -EPIPE;
-		if (n < 0)
-			return n;
-		p->rgot += n;
+		progress = 1;
+		/* A payload read ahead with its header is copied at once. */
+		if (p->rgot == p->rhdr.len || !umh_rx_ahead(p))
+			goto out;
 	}
+	call = p->rcall;
+	want = p->rhdr.len - p->rgot;
+	if (call && READ_ONCE(call->abandoned)) {
+		/* The caller gave up: let go of its buffer now. */
+		call->cut = true;
+		umh_rx_done(p, -ETIMEDOUT);
+		call = NULL;
+	}
+	if (call) {
+		dst = call->rep + p->rgot;
+	} else {
+		dst = p->scratch;
+		want = min(want, sizeof(p->scratch));
+	}
+	n = umh_rx_read(p, dst, want);
+	if (n == -EAGAIN)
+		return progress;
+	if (n == 0)
+		return -EPIPE;
+	if (n < 0)
+		return n;
+	p->rgot += n;
+out:
 	if (p->rgot == p->rhdr.len) {
 		umh_rx_done(p, p->rhdr.status);
 		p->rhdr_got = 0;
@@ -559,7 +598,7 @@ static bool umh_rx_ready(struct umh_proc *p)
 	struct umh_call *call = p->rcall;
 
 	return (!p->rx_eof && !READ_ONCE(p->rparked) &&
-		(umh_pollin(p->rx) ||
+		(umh_rx_ahead(p) || umh_pollin(p->rx) ||
 		 (p->rhdr_got == sizeof(p->rhdr) && !p->rclaimed))) ||
 	       (call && READ_ONCE(call->abandoned));
 }
@@ -584,7 +623,7 @@ static int umh_rx_step(struct umh_proc *p)
  */
 static void umh_rx_release(struct umh_proc *p)
 {
-	bool more = p->rcall || p->rhdr_got;
+	bool more = p->rcall || p->rhdr_got || umh_rx_ahead(p);
 
 	clear_bit(UMH_RX_CALLER, &p->rx_busy);
 	clear_bit_unlock(UMH_RX_OWNED, &p->rx_busy);
@@ -646,8 +685,8 @@ bool umh_rx_own(struct umh_proc *p)
 int umh_rx_direct(struct umh_proc *p, struct umh_call *call,
 		  unsigned long deadline)
 {
-	/* Poll first: the reply has hardly come yet. */
-	bool ready = umh_rx_ready(p);
+	/* The reply has hardly come yet: wait first (its check polls). */
+	bool ready = false;
 	long t;
 	int ret = 0;
 
@@ -656,7 +695,12 @@ int umh_rx_direct(struct umh_proc *p, struct umh_call *call,
 		/* Read on while reads make progress, then wait. */
 		if (ready) {
 			ready = umh_rx_step(p);
-			if (ready)
+			/*
+			 * Not once the reply is in: the helper, which this
+			 * caller's wakeup preempted, would run first, only
+			 * to block again, and cost two task switches.
+			 */
+			if (ready && READ_ONCE(call->state) != UMH_CALL_DONE)
 				cond_resched();
 			continue;
 		}
