@@ -190,6 +190,13 @@ test_reading_caller_left() {
 		"hostile: helper pid [0-9]+ stalled in its reply to ping; killing it" \
 		sleep:12:0:0:4000 ping:7:0:0:1000
 }
+test_reading_caller_ahead() {
+	# The held sleep call's caller reads the stream; both replies come
+	# in one write, so it reads the echo's with its own (one read of up
+	# to 256 bytes) and, done, hands the rest to the reader thread.
+	check_case "ENOENT OK" 0 0 0 $ENOENT "" \
+		sleep:12:0:0:3000 echo:34:16:16:3000
+}
 
 test_unload() {
 	echo "status view: $(counters) last_error $(<$S/last_error)"
@@ -233,6 +240,7 @@ t "header and half a payload, then exit: EPIPE, replaced" test_half_payload_exit
 t "closes its stdout and lingers: ECONNRESET, killed, replaced" test_close_stdout
 t "a caller reading the reply stream hands another caller its reply" test_reading_caller
 t "a caller that leaves gets its buffer back from a reading caller in time" test_reading_caller_left
+t "a reading caller leaves another call's reply, read ahead, to the reader thread" test_reading_caller_ahead
 t "flood of unsolicited replies: killed at the first, no memory growth" test_flood_replies
 t "endless bytes after a reply: killed at once, no memory growth" test_flood_bytes
 t "stderr flood: rate-limited, calls answered, no memory growth" test_stderr_flood

@@ -6,6 +6,7 @@
  * Written against wire.h directly, since the SDK runtime would never send
  * such frames.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,22 @@ static void hostile(const struct umh_hdr *req, __u32 cookie)
 		reply_hdr(req->op, held.id, 0, len);
 		wr(buf, len);
 		break;
+	case HOSTILE_HELD_THEN_THIS: {
+		static struct {
+			struct umh_hdr h[2];
+			char data[128];
+		} two;
+
+		if (len > sizeof(two.data))
+			exit(3);
+		umh_hdr_init(&two.h[0], held.op, held.id, 0, -ENOENT,
+			     UMH_F_REPLY, 0);
+		umh_hdr_init(&two.h[1], req->op, req->id, len, 0, UMH_F_REPLY,
+			     0);
+		memcpy(two.data, buf, len);
+		wr(&two, sizeof(two.h) + len);
+		break;
+	}
 	case HOSTILE_HOLD:
 		held = *req;
 		fprintf(stderr, "hostile: holding request %u\n", req->id);

@@ -73,6 +73,11 @@ enum hostile_cookie {
 	 * after the cookie): "hostile: request intact" or "... corrupted".
 	 */
 	HOSTILE_EARLY_REPLY = 33,
+	/*
+	 * the held call's reply (status -ENOENT, no payload) and this
+	 * call's proper reply, in one write(); a reply of up to 128 bytes
+	 */
+	HOSTILE_HELD_THEN_THIS = 34,
 };
 
 #endif /* _HOSTILE_UAPI_H */
