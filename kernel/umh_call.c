@@ -150,7 +150,11 @@ static int umh_send(struct umh_proc *p, struct umh_call *call,
 	*rx_owned = alone && umh_rx_own(p);
 	if (owned)
 		clear_bit_unlock(0, &p->tx_busy);
-	/* A parked reply is this call's if it is alone: it reads it itself. */
+	/*
+	 * Other senders, and a reader parked on this call's reply, go on.
+	 * If this call is alone and its caller took the reply stream, the
+	 * parked reply is its own, and the reader thread is not needed.
+	 */
 	if (owned || parked)
 		__wake_up(&p->wq, TASK_NORMAL, 0,
 			  *rx_owned ? &umh_wake_quiet : NULL);
