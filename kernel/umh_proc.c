@@ -301,6 +301,12 @@ static int umh_fifo(struct umh_blob *ub, const char *name, struct file **rd,
 	inode_unlock(dir);
 	if (ret)
 		goto out;
+	/*
+	 * Nobody sees the FIFO's times: spare each pipe read its atime
+	 * check and each pipe write its mtime check.
+	 */
+	inode_set_flags(d_inode(dentry), S_NOATIME | S_NOCMTIME,
+			S_NOATIME | S_NOCMTIME);
 
 	f = file_open_root_mnt(ub->mnt, name, O_RDONLY | O_NONBLOCK, 0);
 	if (IS_ERR(f)) {
