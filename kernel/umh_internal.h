@@ -34,6 +34,7 @@
 #include <linux/refcount.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <uapi/linux/sched/types.h>
 #include <linux/seccomp.h>
 #include <linux/shmem_fs.h>
 #include <linux/task_work.h>

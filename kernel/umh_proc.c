@@ -749,6 +749,27 @@ static bool umh_reader_wake(struct umh_proc *p)
 	return rx;
 }
 
+/*
+ * The reader thread runs SCHED_BATCH: a reply's wakeup of it does not
+ * preempt the helper, which goes on with the requests it has read, and
+ * the reader then takes the replies written meanwhile in one turn ("One
+ * wait queue" in Documentation/channel.rst).  A lone caller's reply does
+ * not go through the reader.  Should the policy not take, the reader
+ * works as well at SCHED_NORMAL, only with more task switches.
+ */
+static void umh_reader_batch(struct umh_blob *ub, struct task_struct *t)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_BATCH,
+	};
+	int ret = sched_setattr_nocheck(t, &attr);
+
+	if (ret)
+		pr_warn_once("%s: reader thread stays at SCHED_NORMAL: %d\n",
+			     ub->name, ret);
+}
+
 static int umh_reader(void *data)
 {
 	struct umh_proc *p = data;
@@ -897,12 +918,14 @@ struct umh_proc *umh_proc_spawn(struct umh_blob *ub)
 	p->start_us[UMH_START_FIFOS] = umh_us_since(t0);
 
 	t0 = ktime_get();
-	p->reader = kthread_run(umh_reader, p, "umh-%s", ub->name);
+	p->reader = kthread_create(umh_reader, p, "umh-%s", ub->name);
 	if (IS_ERR(p->reader)) {
 		ret = PTR_ERR(p->reader);
 		p->reader = NULL;
 		goto fail;
 	}
+	umh_reader_batch(ub, p->reader);
+	wake_up_process(p->reader);
 	p->start_us[UMH_START_READER] = umh_us_since(t0);
 
 	t0 = ktime_get();

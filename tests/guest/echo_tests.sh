@@ -120,6 +120,22 @@ test_status_view() {
 	grep -Eqx '[0-9]+' $S/create_us || fail "create_us: $(<$S/create_us)"
 }
 
+# The reader thread runs SCHED_BATCH (Documentation/channel.rst, "One wait
+# queue"), in every generation: field 41 of /proc/<pid>/stat is the policy.
+reader_policy() {
+	local f pid
+	f=$(grep -lx umh-echo /proc/[0-9]*/comm 2>/dev/null | head -n 1)
+	[ -n "$f" ] || { echo none; return; }
+	pid=${f#/proc/}
+	pid=${pid%/comm}
+	awk '{ print $41 }' "/proc/$pid/stat"
+}
+test_reader_batch() {
+	local pol
+	pol=$(reader_policy)
+	[ "$pol" = 3 ] || fail "reader thread's policy: $pol, not SCHED_BATCH (3)"
+}
+
 test_sigkill_restart() {
 	local old new
 	old=$(<$S/pid)
@@ -309,7 +325,9 @@ t "sink from memory the caller cannot read: EFAULT, helper unharmed" test_sink_u
 t "8 threads x 1000 concurrent calls, replies matched" test_concurrent
 t "in-kernel timed call loop (benchmark path)" test_bench_loop
 t "status view in sysfs" test_status_view
+t "reader thread runs SCHED_BATCH" test_reader_batch
 t "SIGKILL: next call restarts the helper" test_sigkill_restart
+t "the restarted generation's reader runs SCHED_BATCH too" test_reader_batch
 t "on_start replays the module's state into a new helper" test_on_start_replay
 t "helper that stops answering: ETIMEDOUT, replaced" test_hang_timeout
 t "concurrent tag changes: helper and module agree on the last" test_tag_race
