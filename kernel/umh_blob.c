@@ -50,6 +50,9 @@
 static void umh_set_state(struct umh_blob *ub, enum umh_blob_state state)
 {
 	lockdep_assert_held(&ub->lock);
+	/* ub->proc does not change while RUNNING. */
+	rcu_assign_pointer(ub->live,
+			   state == UMH_BLOB_RUNNING ? ub->proc : NULL);
 	WRITE_ONCE(ub->state, state);
 	wake_up_all(&ub->state_wq);
 }

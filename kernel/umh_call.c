@@ -204,7 +204,11 @@ static int umh_proc_call(struct umh_proc *p, u16 op, const void *req,
 	long t;
 	int ret;
 
-	call = kzalloc(sizeof(*call), GFP_KERNEL);
+	call = xchg(&p->spare, NULL);
+	if (call)
+		memset(call, 0, sizeof(*call));
+	else
+		call = kzalloc(sizeof(*call), GFP_KERNEL);
 	if (!call)
 		return -ENOMEM;
 	refcount_set(&call->ref, 2);
@@ -219,7 +223,8 @@ static int umh_proc_call(struct umh_proc *p, u16 op, const void *req,
 	if (p->dead) {
 		ret = p->dead;
 		spin_unlock(&p->lock);
-		kfree(call);
+		refcount_set(&call->ref, 1);
+		umh_call_put(p, call);
 		return ret;
 	}
 	call->id = ++p->next_id;
@@ -266,7 +271,7 @@ abandon:
 		spin_unlock(&p->lock);
 		if (whole)
 			umh_call_left(p, op, ret, false);
-		umh_call_put(call);
+		umh_call_put(p, call);
 		return ret;
 	}
 	if (call->state == UMH_CALL_CLAIMED) {
@@ -284,7 +289,7 @@ abandon:
 		if (call->cut) {
 			/* Reply started but not finished when we left. */
 			umh_call_left(p, op, ret, true);
-			umh_call_put(call);
+			umh_call_put(p, call);
 			return ret;
 		}
 	} else {
@@ -294,7 +299,7 @@ done:
 	ret = call->status;
 	if (!ret && rep_len)
 		*rep_len = call->rep_len;
-	umh_call_put(call);
+	umh_call_put(p, call);
 	return ret;
 }
 
@@ -315,6 +320,20 @@ static struct umh_proc *umh_get_proc(struct umh_blob *ub,
 	struct umh_proc *p = NULL, *dying;
 	long t;
 	int ret;
+
+	/*
+	 * The common case without ub->lock: a generation that is running
+	 * and has not died.  ub->live is published by umh_set_state(), and
+	 * a generation is freed a grace period after its last reference.
+	 */
+	rcu_read_lock();
+	p = rcu_dereference(ub->live);
+	if (p && (READ_ONCE(p->dead) || umh_task_exited(p->pid) ||
+		  !kref_get_unless_zero(&p->ref)))
+		p = NULL;
+	rcu_read_unlock();
+	if (p)
+		return p;
 
 	for (;;) {
 		dying = NULL;

@@ -129,6 +129,7 @@ enum umh_start_stage {
 /* One generation of the helper process. */
 struct umh_proc {
 	struct kref ref;
+	struct rcu_head rcu;	/* freed after a grace period: umh_blob.live */
 	struct umh_blob *ub;
 	unsigned int gen;
 	struct pid *pid;
@@ -149,6 +150,12 @@ struct umh_proc {
 
 	spinlock_t lock;	/* pending, next_id, dead, call states, rpark */
 	struct list_head pending;
+	/*
+	 * A call structure kept for the next call once its last reference
+	 * is gone (umh_call_put()), so that a caller alone in flight does
+	 * not allocate and free one per call; xchg() and cmpxchg() only.
+	 */
+	struct umh_call *spare;
 	u32 next_id;
 	int dead;		/* 0, or why this generation is over */
 	bool fault;		/* ended by the helper's fault (counts) */
@@ -202,6 +209,8 @@ struct umh_blob {
 	bool backoff_served;
 	bool restart_fault;		/* the next restart counts */
 	struct umh_proc *proc;		/* current generation, ref held */
+	/* proc while RUNNING, else NULL: umh_get_proc() without the lock */
+	struct umh_proc __rcu *live;
 	struct task_struct *starter;	/* may call while STARTING */
 	unsigned long *restart_at;	/* ring of restart times */
 	unsigned int restart_idx;
@@ -234,20 +243,25 @@ static inline long umh_left(unsigned long deadline)
 	return time_after(deadline, jiffies) ? (long)(deadline - jiffies) : 0;
 }
 
-static inline void umh_call_put(struct umh_call *call)
+/*
+ * Drop a reference to a call of @p; the last one keeps the structure as
+ * @p's spare if there is none yet.  Whoever calls this holds @p.
+ */
+static inline void umh_call_put(struct umh_proc *p, struct umh_call *call)
 {
-	if (refcount_dec_and_test(&call->ref))
+	if (refcount_dec_and_test(&call->ref) && cmpxchg(&p->spare, NULL, call))
 		kfree(call);
 }
 
 /* Called with p->lock held; drops the channel's reference. */
-static inline void umh_call_finish(struct umh_call *call, int status, u32 len)
+static inline void umh_call_finish(struct umh_proc *p, struct umh_call *call,
+				   int status, u32 len)
 {
 	call->status = status;
 	call->rep_len = len;
 	call->state = UMH_CALL_DONE;
 	complete(&call->done);
-	umh_call_put(call);
+	umh_call_put(p, call);
 }
 
 static inline pid_t umh_proc_pid_nr(struct umh_proc *p)

@@ -85,7 +85,9 @@ static void umh_proc_release(struct kref *kref)
 	put_pid(p->pid);
 	if (p->task)
 		put_task_struct(p->task);
-	kfree(p);
+	kfree(p->spare);
+	/* umh_get_proc() may still be looking at it through ub->live. */
+	kfree_rcu(p, rcu);
 	if (atomic_dec_and_test(&ub->nprocs))
 		wake_up_var(&ub->nprocs);
 }
@@ -144,7 +146,7 @@ bool umh_proc_end(struct umh_proc *p, int err, bool fault)
 	spin_lock(&p->lock);
 	list_for_each_entry_safe(call, tmp, &failed, node) {
 		list_del_init(&call->node);
-		umh_call_finish(call, err, 0);
+		umh_call_finish(p, call, err, 0);
 	}
 	spin_unlock(&p->lock);
 	return true;
@@ -479,7 +481,7 @@ static void umh_rx_done(struct umh_proc *p, int status)
 	if (!call)
 		return;
 	spin_lock(&p->lock);
-	umh_call_finish(call, status, p->rgot);
+	umh_call_finish(p, call, status, p->rgot);
 	spin_unlock(&p->lock);
 }
 
