@@ -180,6 +180,8 @@ void umh_log(int level, const char *fmt, ...)
  */
 #define UMH__KEEP_BYTES		(256 * 1024)
 #define UMH__TRIM_MS		1000
+/* A reply up to this size is copied behind its header and written once. */
+#define UMH__SMALL_REPLY	512
 
 struct umh__helper {
 	const struct umh_proto *proto;
@@ -194,6 +196,11 @@ struct umh__helper {
 	void *req;
 	size_t req_cap;
 	struct umh_out out;
+	/* a small reply, header first */
+	union {
+		struct umh_hdr hdr;
+		char bytes[sizeof(struct umh_hdr) + UMH__SMALL_REPLY];
+	} tx;
 };
 
 /* Read exactly @len bytes.  Return: 1 done, 0 EOF before any byte, -1. */
@@ -269,14 +276,22 @@ static inline int umh__reply(struct umh__helper *h,
 		     0);
 	iov[0].iov_base = &hdr;
 	iov[0].iov_len = sizeof(hdr);
-	if (len) {
+	if (len && len <= UMH__SMALL_REPLY) {
+		/* One buffer: a write() of one segment, not a writev() of two. */
+		h->tx.hdr = hdr;
+		memcpy(h->tx.bytes + sizeof(hdr), data, len);
+		iov[0].iov_base = h->tx.bytes;
+		iov[0].iov_len = sizeof(hdr) + len;
+	} else if (len) {
 		iov[1].iov_base = (void *)data;
 		iov[1].iov_len = len;
 		cnt = 2;
 	}
-	/* One writev: header and payload reach the kernel together. */
+	/* Header and payload reach the kernel together. */
 	while (cnt) {
-		ssize_t n = writev(h->outfd, iov, cnt);
+		ssize_t n = cnt == 1 ? write(h->outfd, iov[0].iov_base,
+					     iov[0].iov_len) :
+			    writev(h->outfd, iov, cnt);
 
 		if (n < 0) {
 			if (errno == EINTR)
