@@ -301,8 +301,8 @@ static inline int umh__reply(struct umh__helper *h,
 		}
 		while (cnt && (size_t)n >= iov[0].iov_len) {
 			n -= iov[0].iov_len;
-			iov[0] = iov[1];
-			cnt--;
+			if (--cnt)
+				iov[0] = iov[1];
 		}
 		if (cnt) {
 			iov[0].iov_base = (char *)iov[0].iov_base + n;
