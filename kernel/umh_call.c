@@ -49,8 +49,7 @@ static int umh_write_iter(struct umh_proc *p, struct iov_iter *iter,
 	int ret;
 
 	while (iov_iter_count(iter)) {
-		loff_t pos = 0;
-		ssize_t n = vfs_iter_write(p->tx, iter, &pos, 0);
+		ssize_t n = umh_fifo_io(p->tx, iter);
 
 		if (n > 0) {
 			*sent += n;

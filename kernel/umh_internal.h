@@ -238,6 +238,34 @@ static inline u32 umh_us_since(ktime_t t0)
 	return us < 0 ? 0 : us > U32_MAX ? U32_MAX : (u32)us;
 }
 
+/*
+ * Read or write one of a generation's FIFOs through the pipe's own
+ * operations.  The kernel opened them, on a mount nobody else sees: the
+ * task that happens to be making a call has no say over them, so no LSM
+ * permission check is made with its credentials (a caller confined by
+ * its LSM profile would be refused a file it never opened), and no
+ * fsnotify event or I/O accounting is charged to it.
+ * Return: bytes moved, -EAGAIN if the pipe is empty (full), or -errno.
+ */
+static inline ssize_t umh_fifo_io(struct file *f, struct iov_iter *iter)
+{
+	struct kiocb kiocb;
+
+	init_sync_kiocb(&kiocb, f);
+	if (iov_iter_rw(iter) == WRITE)
+		return f->f_op->write_iter(&kiocb, iter);
+	return f->f_op->read_iter(&kiocb, iter);
+}
+
+static inline ssize_t umh_fifo_read(struct file *f, void *buf, size_t len)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct iov_iter iter;
+
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, len);
+	return umh_fifo_io(f, &iter);
+}
+
 static inline long umh_left(unsigned long deadline)
 {
 	return time_after(deadline, jiffies) ? (long)(deadline - jiffies) : 0;

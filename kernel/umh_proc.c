@@ -394,15 +394,14 @@ static void umh_log_line(struct umh_proc *p, char *line, size_t len)
  */
 static bool umh_drain_stderr(struct umh_proc *p, size_t *got)
 {
-	loff_t pos = 0;
 	ssize_t n;
 	char *nl;
 
 	*got = 0;
 	if (p->err_eof)
 		return false;
-	n = kernel_read(p->err, p->errbuf + p->errlen,
-			sizeof(p->errbuf) - p->errlen, &pos);
+	n = umh_fifo_read(p->err, p->errbuf + p->errlen,
+			  sizeof(p->errbuf) - p->errlen);
 	if (n == -EAGAIN)
 		return false;
 	if (n <= 0) {
@@ -495,12 +494,11 @@ static void umh_rx_done(struct umh_proc *p, int status)
  */
 static ssize_t umh_rx_read(struct umh_proc *p, void *dst, size_t want)
 {
-	loff_t pos = 0;
 	ssize_t n;
 
 	if (p->ahead_pos == p->ahead_len && want < sizeof(p->ahead) &&
 	    test_bit(UMH_RX_CALLER, &p->rx_busy)) {
-		n = kernel_read(p->rx, p->ahead, sizeof(p->ahead), &pos);
+		n = umh_fifo_read(p->rx, p->ahead, sizeof(p->ahead));
 		if (n <= 0)
 			return n;
 		p->ahead_pos = 0;
@@ -512,7 +510,7 @@ static ssize_t umh_rx_read(struct umh_proc *p, void *dst, size_t want)
 		p->ahead_pos += n;
 		return n;
 	}
-	return kernel_read(p->rx, dst, want, &pos);
+	return umh_fifo_read(p->rx, dst, want);
 }
 
 /* Are bytes read ahead waiting for the parser? */
