@@ -242,8 +242,8 @@ static inline u32 umh_us_since(ktime_t t0)
  * Read or write one of a generation's FIFOs through the pipe's own
  * operations.  The kernel opened them, on a mount nobody else sees: the
  * task that happens to be making a call has no say over them, so no LSM
- * permission check is made with its credentials (a caller confined by
- * its LSM profile would be refused a file it never opened), and no
+ * permission check is made with its credentials (a file it never
+ * opened is not its profile's to grant or refuse), and no
  * fsnotify event or I/O accounting is charged to it.
  * Return: bytes moved, -EAGAIN if the pipe is empty (full), or -errno.
  */
