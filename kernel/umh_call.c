@@ -24,6 +24,14 @@ static bool umh_tx_ready(struct umh_proc *p, bool *owned)
 	return *owned;
 }
 
+/* The condition of umh_tx_wait(): sets *@ready if the wait is over. */
+static bool umh_tx_woken(struct umh_proc *p, bool *owned, bool *ready,
+			 unsigned long deadline)
+{
+	*ready = umh_tx_ready(p, owned);
+	return *ready || umh_expired(p, deadline);
+}
+
 /*
  * Wait, killable and until @deadline, for the request stream to be ours
  * (@owned) or writable (@owned NULL).
@@ -32,14 +40,14 @@ static bool umh_tx_ready(struct umh_proc *p, bool *owned)
 static int umh_tx_wait(struct umh_proc *p, bool *owned,
 		       unsigned long deadline)
 {
-	long t = wait_event_killable_timeout(p->wq, umh_tx_ready(p, owned),
-					     umh_left(deadline));
+	bool ready = false;
 
-	if (t < 0)
+	if (wait_event_killable(p->wq, umh_tx_woken(p, owned, &ready,
+						    deadline)))
 		return -EINTR;
 	if (READ_ONCE(p->dead))
 		return READ_ONCE(p->dead);
-	return t ? 0 : -ETIMEDOUT;
+	return ready ? 0 : -ETIMEDOUT;
 }
 
 /* Write all of @iter to the request stream, waiting for room. */

@@ -145,6 +145,12 @@ struct umh_proc {
 	 * "One wait queue" in Documentation/channel.rst.
 	 */
 	wait_queue_head_t wq;
+	/*
+	 * Wakes the waiters on wq once the earliest deadline it was armed
+	 * for has passed (umh_expired()): one timer for the generation's
+	 * waits, not one set up and cancelled for each sleep.
+	 */
+	struct timer_list deadline;
 	struct task_struct *reader;
 	u32 start_us[UMH_START_NR];	/* umh_proc_spawn() and its starter */
 
@@ -269,6 +275,24 @@ static inline ssize_t umh_fifo_read(struct file *f, void *buf, size_t len)
 static inline long umh_left(unsigned long deadline)
 {
 	return time_after(deadline, jiffies) ? (long)(deadline - jiffies) : 0;
+}
+
+/*
+ * The condition of a wait on p->wq that ends at @deadline: has it passed?
+ * If not, the generation's deadline timer is made to fire by then, to
+ * wake the waiter.  Calls share a timeout, so the timer, once armed for
+ * the first deadline, rarely moves: a sleep costs no timer of its own.
+ * Evaluated again after every wakeup (the timer's among them), so a
+ * waiter the timer woke early arms it for its own deadline.
+ */
+static inline bool umh_expired(struct umh_proc *p, unsigned long deadline)
+{
+	if (!time_before(jiffies, deadline))
+		return true;
+	if (!timer_pending(&p->deadline) ||
+	    time_before(deadline, READ_ONCE(p->deadline.expires)))
+		timer_reduce(&p->deadline, deadline);
+	return false;
 }
 
 /*

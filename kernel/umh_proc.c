@@ -20,6 +20,20 @@
  */
 char umh_wake_quiet;
 
+/* The key of the deadline timer's wakeup, which the reader skips. */
+static char umh_wake_deadline;
+
+/*
+ * The generation's deadline timer: wake the waiters on its queue; each
+ * checks its own deadline (umh_expired()).
+ */
+static void umh_deadline_fire(struct timer_list *t)
+{
+	struct umh_proc *p = container_of(t, struct umh_proc, deadline);
+
+	__wake_up(&p->wq, TASK_NORMAL, 0, &umh_wake_deadline);
+}
+
 static int umh_poll_wake(wait_queue_entry_t *wait, unsigned int mode,
 			 int sync, void *key)
 {
@@ -68,6 +82,8 @@ static void umh_proc_release(struct kref *kref)
 	struct umh_blob *ub = p->ub;
 	int i;
 
+	/* Its waiters, who arm it, held references: none is left. */
+	del_timer_sync(&p->deadline);
 	for (i = 0; i < UMH_NR_POLL; i++)
 		if (p->poll[i].head)
 			remove_wait_queue(p->poll[i].head, &p->poll[i].wait);
@@ -649,10 +665,13 @@ static void umh_rx_release(struct umh_proc *p)
 		wake_up_all(&p->wq);
 }
 
-static bool umh_direct_wake(struct umh_proc *p, struct umh_call *call)
+/* The condition of umh_rx_direct()'s wait: sets *@ready if there is work. */
+static bool umh_direct_wake(struct umh_proc *p, struct umh_call *call,
+			    bool *ready, unsigned long deadline)
 {
-	return READ_ONCE(call->state) == UMH_CALL_DONE ||
-	       READ_ONCE(p->dead) || umh_rx_ready(p);
+	*ready = READ_ONCE(call->state) == UMH_CALL_DONE ||
+		 READ_ONCE(p->dead) || umh_rx_ready(p);
+	return *ready || umh_expired(p, deadline);
 }
 
 /**
@@ -693,7 +712,6 @@ int umh_rx_direct(struct umh_proc *p, struct umh_call *call,
 {
 	/* The reply has hardly come yet: wait first (its check polls). */
 	bool ready = false;
-	long t;
 	int ret = 0;
 
 	while (READ_ONCE(call->state) != UMH_CALL_DONE &&
@@ -710,13 +728,15 @@ int umh_rx_direct(struct umh_proc *p, struct umh_call *call,
 				cond_resched();
 			continue;
 		}
-		t = wait_event_killable_timeout(p->wq, umh_direct_wake(p, call),
-						umh_left(deadline));
-		if (t <= 0) {
-			ret = t ? -EINTR : -ETIMEDOUT;
+		if (wait_event_killable(p->wq, umh_direct_wake(p, call, &ready,
+							       deadline))) {
+			ret = -EINTR;
 			break;
 		}
-		ready = true;
+		if (!ready) {
+			ret = -ETIMEDOUT;
+			break;
+		}
 	}
 	umh_rx_release(p);
 	return ret;
@@ -731,7 +751,8 @@ static int umh_reader_wake_fn(wait_queue_entry_t *wait, unsigned int mode,
 {
 	struct umh_proc *p = container_of(wait, struct umh_proc, rwait);
 
-	if (key == &umh_wake_quiet && test_bit(UMH_RX_CALLER, &p->rx_busy))
+	if ((key == &umh_wake_quiet && test_bit(UMH_RX_CALLER, &p->rx_busy)) ||
+	    key == &umh_wake_deadline)
 		return 0;
 	return woken_wake_function(wait, mode, sync, key);
 }
@@ -889,6 +910,7 @@ struct umh_proc *umh_proc_spawn(struct umh_blob *ub)
 	spin_lock_init(&p->lock);
 	INIT_LIST_HEAD(&p->pending);
 	init_waitqueue_head(&p->wq);
+	timer_setup(&p->deadline, umh_deadline_fire, 0);
 	ratelimit_state_init(&p->err_rs, 5 * HZ, 50);
 	atomic_inc(&ub->nprocs);
 	mutex_lock(&ub->lock);
