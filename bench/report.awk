@@ -2,7 +2,8 @@
 #
 # report.awk: bench/results/<release>.csv files -> report.md on stdout,
 # plot data in the directory named by -v tmp=.  Run by bench/report.sh,
-# which passes -v when, commit, host, qemu, append, took, loads, disturbed.
+# which passes -v when, commit, host, qemu, append, took, loads, disturbed,
+# earlier.
 #
 # A ratio is taken from the paired "A/B,ratio" row umh_bench prints (the
 # median over rounds of A's batch / B's batch, measured side by side);
@@ -73,6 +74,9 @@ function intro(    i, line) {
 	print ""
 	print "Written by `make bench` (bench/run.sh, bench/report.sh) on " when \
 		", commit " commit (took != "" ? "; the whole run took " took " s" : "") "."
+	if (earlier != "")
+		print "That run measured only some of the kernels; the others' figures were" \
+			" kept from earlier runs, measured: " earlier "."
 	print "Host: " host "; " qemu ". Guests: the Debian kernels below under QEMU TCG" \
 		" (no KVM), 2 vCPUs, 1 GiB" (append != "" ? ", kernel parameter `" append "`" : "") "."
 	if (loads != "")

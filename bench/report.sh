@@ -51,6 +51,15 @@ for k in "${kernels[@]}"; do
 	fi
 done
 
+# Figures kept from an earlier run (bench/run.sh given some kernels only).
+earlier='' this="${meta[date]:-}, commit ${meta[commit]:-}"
+for k in "${kernels[@]}" umd; do
+	m=${meta[measured_$k]:-}
+	[[ -n $m && $m != "$this" ]] || continue
+	if [[ $k == umd ]]; then name="upstream's UMD"; else name="Linux $(short "$k")"; fi
+	earlier+="${earlier:+; }$name on $m"
+done
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -68,7 +77,7 @@ umd=()
 awk -v tmp="$tmp" -v nk="${#kernels[@]}" \
 	-v when="${meta[date]:-unknown}" -v commit="${meta[commit]:-unknown}" \
 	-v host="${meta[host]:-unknown}" -v qemu="${meta[qemu]:-unknown}" \
-	-v append="${meta[guest_append]:-}" -v took="${meta[duration]:-}" -v loads="$loads" -v disturbed="$disturbed" \
+	-v append="${meta[guest_append]:-}" -v took="${meta[duration]:-}" -v loads="$loads" -v disturbed="$disturbed" -v earlier="$earlier" \
 	-f "$root/bench/report.awk" "${files[@]}" "${umd[@]}" >report.md
 
 # ---- plots ----

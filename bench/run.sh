@@ -99,12 +99,25 @@ if commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null); then
 else
 	commit=unknown
 fi
-meta="date=$(date -u '+%Y-%m-%d %H:%M UTC')
+now=$(date -u '+%Y-%m-%d %H:%M UTC')
+meta="date=$now
 commit=$commit
 host=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) CPUs
 qemu=$(qemu-system-x86_64 --version | head -n 1 | sed 's/ (.*//')
 guest_append=$UMH_GUEST_APPEND
 "
+# A run of some kernels only (bench/run.sh umd) leaves the others' CSVs in
+# place, and the report keeps their figures: keep what meta.txt recorded
+# of their runs too (when, at which commit, how busy the host was).
+if (($#)) && [[ -r $results/meta.txt ]]; then
+	meta+=$(awk -F= -v run="${kernels[*]}" '
+		BEGIN { n = split(run, r, " "); for (i = 1; i <= n; i++) skip[r[i]] = 1 }
+		$1 ~ /^(load|others|steal|measured)_/ {
+			k = $1; sub(/^[a-z]+_/, "", k)
+			if (!(k in skip)) print
+		}' "$results/meta.txt")
+	[[ $meta == *$'\n' ]] || meta+=$'\n'
+fi
 for k in "${kernels[@]}"; do
 	t0=$SECONDS
 	kdir=/lib/modules/$k/build
@@ -140,7 +153,8 @@ for k in "${kernels[@]}"; do
 	wait_quiet
 	busy=$(cpu_busy)
 	say "$k: building the modules, booting the guest (tests/guest/run.sh); host CPU $busy % busy, load $(load)"
-	meta+="load_$k=$(load), $busy % of the host CPU in use just before
+	meta+="measured_$k=$now, commit $commit
+load_$k=$(load), $busy % of the host CPU in use just before
 "
 	rc=0
 	children_cpu_now
