@@ -72,6 +72,8 @@
 #define UMH_MAX_RESTARTS_CAP	1000
 /* What a caller reading the reply stream reads at once (umh_rx_read()). */
 #define UMH_RX_AHEAD		256
+/* Reply stream steps the reader thread takes before waking callers. */
+#define UMH_READER_BATCH	16
 
 enum { UMH_POLL_TX, UMH_POLL_RX, UMH_POLL_ERR, UMH_NR_POLL };
 
@@ -156,6 +158,12 @@ struct umh_proc {
 
 	spinlock_t lock;	/* pending, next_id, dead, call states, rpark */
 	struct list_head pending;
+	/*
+	 * Calls the reader thread finished and holds, their callers not
+	 * woken yet: it wakes them once it has read all there was (reader
+	 * thread only; the lock too).
+	 */
+	struct list_head rdone;
 	/*
 	 * A call structure kept for the next call once its last reference
 	 * is gone (umh_call_put()), so that a caller alone in flight does

@@ -496,8 +496,41 @@ static void umh_rx_done(struct umh_proc *p, int status)
 	if (!call)
 		return;
 	spin_lock(&p->lock);
-	umh_call_finish(p, call, status, p->rgot);
+	if (test_bit(UMH_RX_CALLER, &p->rx_busy)) {
+		umh_call_finish(p, call, status, p->rgot);
+	} else {
+		/*
+		 * The reader thread: done, but its caller is woken (and the
+		 * channel's reference dropped) by umh_reader_flush().
+		 */
+		call->status = status;
+		call->rep_len = p->rgot;
+		call->state = UMH_CALL_DONE;
+		list_add_tail(&call->node, &p->rdone);
+	}
 	spin_unlock(&p->lock);
+}
+
+/*
+ * Wake the callers of the calls the reader thread finished.  It does so
+ * once it has read all there was, not reply by reply: a caller woken
+ * earlier would preempt it at its next pipe read and run, send its next
+ * request, and make the helper run, once for each reply ("One wait
+ * queue" in Documentation/channel.rst).
+ */
+static void umh_reader_flush(struct umh_proc *p)
+{
+	struct umh_call *call, *tmp;
+	LIST_HEAD(done);
+
+	spin_lock(&p->lock);
+	list_splice_init(&p->rdone, &done);
+	spin_unlock(&p->lock);
+	list_for_each_entry_safe(call, tmp, &done, node) {
+		list_del_init(&call->node);
+		complete(&call->done);
+		umh_call_put(p, call);
+	}
 }
 
 /*
@@ -794,6 +827,7 @@ static void umh_reader_batch(struct umh_blob *ub, struct task_struct *t)
 static int umh_reader(void *data)
 {
 	struct umh_proc *p = data;
+	unsigned int steps = 0;
 	size_t n, got;
 
 	init_waitqueue_func_entry(&p->rwait, umh_reader_wake_fn);
@@ -808,12 +842,18 @@ static int umh_reader(void *data)
 				progress = true;
 			clear_bit_unlock(UMH_RX_OWNED, &p->rx_busy);
 		}
-		if (progress)
+		if (progress) {
+			/* Not the callers' every reply: a bounded batch. */
+			if (!(++steps % UMH_READER_BATCH))
+				umh_reader_flush(p);
 			cond_resched();
-		else
-			while (!umh_reader_wake(p))
-				wait_woken(&p->rwait, TASK_INTERRUPTIBLE,
-					   MAX_SCHEDULE_TIMEOUT);
+			continue;
+		}
+		steps = 0;
+		umh_reader_flush(p);
+		while (!umh_reader_wake(p))
+			wait_woken(&p->rwait, TASK_INTERRUPTIBLE,
+				   MAX_SCHEDULE_TIMEOUT);
 	}
 	remove_wait_queue(&p->wq, &p->rwait);
 	/*
@@ -827,6 +867,7 @@ static int umh_reader(void *data)
 		;
 	wait_on_bit_lock(&p->rx_busy, UMH_RX_OWNED, TASK_UNINTERRUPTIBLE);
 	umh_rx_done(p, READ_ONCE(p->dead) ?: -ESHUTDOWN);
+	umh_reader_flush(p);
 	return 0;
 }
 
@@ -909,6 +950,7 @@ struct umh_proc *umh_proc_spawn(struct umh_blob *ub)
 	p->ub = ub;
 	spin_lock_init(&p->lock);
 	INIT_LIST_HEAD(&p->pending);
+	INIT_LIST_HEAD(&p->rdone);
 	init_waitqueue_head(&p->wq);
 	timer_setup(&p->deadline, umh_deadline_fire, 0);
 	ratelimit_state_init(&p->err_rs, 5 * HZ, 50);
