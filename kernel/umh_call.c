@@ -160,11 +160,14 @@ static int umh_send(struct umh_proc *p, struct umh_call *call,
 	/*
 	 * Other senders, and a reader parked on this call's reply, go on.
 	 * If this call is alone and its caller took the reply stream, the
-	 * parked reply is its own, and the reader thread is not needed.
+	 * parked reply is its own, and the reader thread is not needed; nor
+	 * is it if no reply was parked ("One wait queue" in
+	 * Documentation/channel.rst).
 	 */
 	if (owned || parked)
 		__wake_up(&p->wq, TASK_NORMAL, 0,
-			  *rx_owned ? &umh_wake_quiet : NULL);
+			  *rx_owned ? &umh_wake_quiet :
+			  parked ? NULL : &umh_wake_tx);
 	return ret;
 }
 

@@ -335,6 +335,7 @@ bool umh_rx_own(struct umh_proc *p);
 int umh_rx_direct(struct umh_proc *p, struct umh_call *call,
 		  unsigned long deadline);
 extern char umh_wake_quiet;
+extern char umh_wake_tx;
 void umh_proc_put(struct umh_proc *p);
 bool umh_proc_end(struct umh_proc *p, int err, bool fault);
 bool umh_proc_fail(struct umh_proc *p, int err);

@@ -20,6 +20,12 @@
  */
 char umh_wake_quiet;
 
+/*
+ * The key of a sender's wakeup of the other senders, which the reader
+ * thread skips: the request stream is none of its business.
+ */
+char umh_wake_tx;
+
 /* The key of the deadline timer's wakeup, which the reader skips. */
 static char umh_wake_deadline;
 
@@ -785,6 +791,7 @@ static int umh_reader_wake_fn(wait_queue_entry_t *wait, unsigned int mode,
 	struct umh_proc *p = container_of(wait, struct umh_proc, rwait);
 
 	if ((key == &umh_wake_quiet && test_bit(UMH_RX_CALLER, &p->rx_busy)) ||
+	    key == &umh_wake_tx ||
 	    key == &umh_wake_deadline)
 		return 0;
 	return woken_wake_function(wait, mode, sync, key);
