@@ -45,6 +45,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rpc.h"
@@ -182,6 +183,13 @@ void umh_log(int level, const char *fmt, ...)
 #define UMH__TRIM_MS		1000
 /* A reply up to this size is copied behind its header and written once. */
 #define UMH__SMALL_REPLY	512
+/*
+ * Small replies wait for the next request's while it is buffered already,
+ * its op's handler has been quick, and the first of them has waited less
+ * than this; then they leave in one write() (umh__hold()).
+ */
+#define UMH__HOLD_NS		200000
+enum { UMH__OP_UNTIMED, UMH__OP_QUICK, UMH__OP_SLOW };
 
 struct umh__helper {
 	const struct umh_proto *proto;
@@ -196,12 +204,61 @@ struct umh__helper {
 	void *req;
 	size_t req_cap;
 	struct umh_out out;
-	/* a small reply, header first */
-	union {
-		struct umh_hdr hdr;
-		char bytes[sizeof(struct umh_hdr) + UMH__SMALL_REPLY];
-	} tx;
+	/* per op: UMH__OP_*, how long its handler took when last timed */
+	unsigned char *opstate;
+	/* small replies, each header first, not written yet; since when */
+	__u64 held_ns;
+	size_t blen;
+	char batch[4096];
 };
+
+static inline int umh__write_all(int fd, struct iovec *iov, int cnt);
+
+/* Write the small replies not written yet.  Return: 0 or -1. */
+static inline int umh__flush(struct umh__helper *h)
+{
+	struct iovec iov[2] = { { .iov_base = h->batch, .iov_len = h->blen } };
+
+	if (!h->blen)
+		return 0;
+	h->blen = 0;
+	h->held_ns = 0;
+	return umh__write_all(h->outfd, iov, 1);
+}
+
+static inline __u64 umh__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000u + (__u64)ts.tv_nsec;
+}
+
+/*
+ * May the small replies made so far wait for the next request's?  Only if
+ * that request is here (its header buffered), its op's handler was quick
+ * when last timed, and the first of them has waited less than
+ * UMH__HOLD_NS.  Replies to requests that came together then leave in one
+ * write(), which wakes the kernel's reader once.  A reply so waits at most
+ * UMH__HOLD_NS plus one run of a handler that was quick the time before
+ * ("Replies that leave together" in Documentation/channel.rst).
+ */
+static inline int umh__hold(struct umh__helper *h)
+{
+	struct umh_hdr next;
+	__u64 now;
+
+	if (!h->opstate || h->itail - h->ihead < sizeof(next) ||
+	    h->blen + sizeof(next) + UMH__SMALL_REPLY > sizeof(h->batch))
+		return 0;
+	memcpy(&next, h->ib + h->ihead, sizeof(next));
+	if (next.op >= h->proto->n_ops || h->opstate[next.op] != UMH__OP_QUICK)
+		return 0;
+	now = umh__now_ns();
+	if (!h->held_ns)
+		h->held_ns = now;
+	return now - h->held_ns < UMH__HOLD_NS;
+}
 
 /* Read exactly @len bytes.  Return: 1 done, 0 EOF before any byte, -1. */
 static inline int umh__recv(struct umh__helper *h, void *dst, size_t len,
@@ -223,6 +280,8 @@ static inline int umh__recv(struct umh__helper *h, void *dst, size_t len,
 			continue;
 		}
 		h->ihead = h->itail = 0;
+		if (umh__flush(h))
+			return -1;
 		if (len - got >= h->icap) {	/* big payload: no bounce */
 			n = read(h->in, d + got, len - got);
 			if (n > 0)
@@ -268,30 +327,41 @@ static inline int umh__reply(struct umh__helper *h,
 {
 	struct umh_hdr hdr;
 	struct iovec iov[2];
-	int cnt = 1;
 
 	if (status)
 		len = 0;
 	umh_hdr_init(&hdr, req->op, req->id, (__u32)len, status, UMH_F_REPLY,
 		     0);
+	if (len <= UMH__SMALL_REPLY) {
+		/*
+		 * Copied behind its header, and behind the replies held:
+		 * one write() of one segment for all of them.
+		 */
+		if (h->blen + sizeof(hdr) + len > sizeof(h->batch) &&
+		    umh__flush(h))
+			return -1;
+		memcpy(h->batch + h->blen, &hdr, sizeof(hdr));
+		if (len)
+			memcpy(h->batch + h->blen + sizeof(hdr), data, len);
+		h->blen += sizeof(hdr) + len;
+		return umh__hold(h) ? 0 : umh__flush(h);
+	}
+	if (umh__flush(h))
+		return -1;
+	/* Header and payload reach the kernel together. */
 	iov[0].iov_base = &hdr;
 	iov[0].iov_len = sizeof(hdr);
-	if (len && len <= UMH__SMALL_REPLY) {
-		/* One buffer: a write() of one segment, not a writev() of two. */
-		h->tx.hdr = hdr;
-		memcpy(h->tx.bytes + sizeof(hdr), data, len);
-		iov[0].iov_base = h->tx.bytes;
-		iov[0].iov_len = sizeof(hdr) + len;
-	} else if (len) {
-		iov[1].iov_base = (void *)data;
-		iov[1].iov_len = len;
-		cnt = 2;
-	}
-	/* Header and payload reach the kernel together. */
+	iov[1].iov_base = (void *)data;
+	iov[1].iov_len = len;
+	return umh__write_all(h->outfd, iov, 2);
+}
+
+static inline int umh__write_all(int fd, struct iovec *iov, int cnt)
+{
 	while (cnt) {
-		ssize_t n = cnt == 1 ? write(h->outfd, iov[0].iov_base,
+		ssize_t n = cnt == 1 ? write(fd, iov[0].iov_base,
 					     iov[0].iov_len) :
-			    writev(h->outfd, iov, cnt);
+			    writev(fd, iov, cnt);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -357,7 +427,8 @@ static inline int umh__dispatch(struct umh__helper *h,
 				const struct umh_hdr *req)
 {
 	const struct umh_op_desc *d;
-	int status;
+	__u64 t0 = 0;
+	int status, timed;
 
 	if (req->op == UMH_OP_HELLO)
 		return umh__hello(h, req);
@@ -390,7 +461,18 @@ static inline int umh__dispatch(struct umh__helper *h,
 	h->out.max = umh_op_rep_max(d, h->max_payload);
 	if (d->rep_var && req->max_reply < h->out.max)
 		h->out.max = req->max_reply;
+	/*
+	 * Time the handler when replies wait for it, or may wait for its
+	 * next run: more requests are buffered (umh__hold()).  Replies wait
+	 * only for a handler whose last timed run was quick.
+	 */
+	timed = h->opstate && (h->blen || h->itail > h->ihead);
+	if (timed)
+		t0 = umh__now_ns();
 	status = h->handlers[req->op](h->ctx, h->req, req->len, &h->out);
+	if (timed)
+		h->opstate[req->op] = umh__now_ns() - t0 < UMH__HOLD_NS ?
+				      UMH__OP_QUICK : UMH__OP_SLOW;
 	if (status > 0 || status < -UMH_MAX_STATUS_ERRNO) {
 		umh_err("umh: handler of %s returned %d; sending -EIO", d->name,
 			status);
@@ -507,7 +589,10 @@ static inline int umh_helper_run(const struct umh_proto *proto,
 	h.ib = malloc(h.icap);
 	if (!h.ib)
 		return UMH_EXIT_NOMEM;
+	/* Without it, every reply is written at once. */
+	h.opstate = calloc(proto->n_ops ? proto->n_ops : 1, 1);
 	if (umh__sandbox(sb)) {
+		free(h.opstate);
 		free(h.ib);
 		return UMH_EXIT_SANDBOX;
 	}
@@ -535,6 +620,10 @@ static inline int umh_helper_run(const struct umh_proto *proto,
 			break;
 		}
 	}
+	/* Answered before the helper ends (a no-op on EOF). */
+	if (umh__flush(&h) && !ret)
+		ret = UMH_EXIT_IO;
+	free(h.opstate);
 	free(h.ib);
 	free(h.req);
 	free(h.out.buf);
