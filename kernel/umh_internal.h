@@ -313,15 +313,27 @@ static inline void umh_call_put(struct umh_proc *p, struct umh_call *call)
 		kfree(call);
 }
 
-/* Called with p->lock held; drops the channel's reference. */
-static inline void umh_call_finish(struct umh_proc *p, struct umh_call *call,
-				   int status, u32 len)
+/* Called with p->lock held: @call's outcome, its caller not told yet. */
+static inline void umh_call_settle(struct umh_call *call, int status, u32 len)
 {
 	call->status = status;
 	call->rep_len = len;
 	call->state = UMH_CALL_DONE;
+}
+
+/* Tell a settled @call's caller; drops the channel's reference. */
+static inline void umh_call_wake(struct umh_proc *p, struct umh_call *call)
+{
 	complete(&call->done);
 	umh_call_put(p, call);
+}
+
+/* Called with p->lock held; drops the channel's reference. */
+static inline void umh_call_finish(struct umh_proc *p, struct umh_call *call,
+				   int status, u32 len)
+{
+	umh_call_settle(call, status, len);
+	umh_call_wake(p, call);
 }
 
 static inline pid_t umh_proc_pid_nr(struct umh_proc *p)

@@ -502,18 +502,12 @@ static void umh_rx_done(struct umh_proc *p, int status)
 	if (!call)
 		return;
 	spin_lock(&p->lock);
-	if (test_bit(UMH_RX_CALLER, &p->rx_busy)) {
-		umh_call_finish(p, call, status, p->rgot);
-	} else {
-		/*
-		 * The reader thread: done, but its caller is woken (and the
-		 * channel's reference dropped) by umh_reader_flush().
-		 */
-		call->status = status;
-		call->rep_len = p->rgot;
-		call->state = UMH_CALL_DONE;
+	umh_call_settle(call, status, p->rgot);
+	/* The reader thread's caller is told by umh_reader_flush(). */
+	if (test_bit(UMH_RX_CALLER, &p->rx_busy))
+		umh_call_wake(p, call);
+	else
 		list_add_tail(&call->node, &p->rdone);
-	}
 	spin_unlock(&p->lock);
 }
 
@@ -534,8 +528,7 @@ static void umh_reader_flush(struct umh_proc *p)
 	spin_unlock(&p->lock);
 	list_for_each_entry_safe(call, tmp, &done, node) {
 		list_del_init(&call->node);
-		complete(&call->done);
-		umh_call_put(p, call);
+		umh_call_wake(p, call);
 	}
 }
 

@@ -212,11 +212,37 @@ struct umh__helper {
 	char batch[4096];
 };
 
-static inline int umh__write_all(int fd, struct iovec *iov, int cnt);
+/* Write @cnt (1 or 2) segments whole.  Return: 0 or -1. */
+static inline int umh__write_all(int fd, struct iovec *iov, int cnt)
+{
+	while (cnt) {
+		ssize_t n = cnt == 1 ? write(fd, iov[0].iov_base,
+					     iov[0].iov_len) :
+			    writev(fd, iov, cnt);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			umh_err("umh: write: %s", strerror(errno));
+			return -1;
+		}
+		while (cnt && (size_t)n >= iov[0].iov_len) {
+			n -= iov[0].iov_len;
+			if (--cnt)
+				iov[0] = iov[1];
+		}
+		if (cnt) {
+			iov[0].iov_base = (char *)iov[0].iov_base + n;
+			iov[0].iov_len -= n;
+		}
+	}
+	return 0;
+}
 
 /* Write the small replies not written yet.  Return: 0 or -1. */
 static inline int umh__flush(struct umh__helper *h)
 {
+	/* Two entries: umh__write_all() is written for up to two. */
 	struct iovec iov[2] = { { .iov_base = h->batch, .iov_len = h->blen } };
 
 	if (!h->blen)
@@ -356,31 +382,6 @@ static inline int umh__reply(struct umh__helper *h,
 	return umh__write_all(h->outfd, iov, 2);
 }
 
-static inline int umh__write_all(int fd, struct iovec *iov, int cnt)
-{
-	while (cnt) {
-		ssize_t n = cnt == 1 ? write(fd, iov[0].iov_base,
-					     iov[0].iov_len) :
-			    writev(fd, iov, cnt);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			umh_err("umh: write: %s", strerror(errno));
-			return -1;
-		}
-		while (cnt && (size_t)n >= iov[0].iov_len) {
-			n -= iov[0].iov_len;
-			if (--cnt)
-				iov[0] = iov[1];
-		}
-		if (cnt) {
-			iov[0].iov_base = (char *)iov[0].iov_base + n;
-			iov[0].iov_len -= n;
-		}
-	}
-	return 0;
-}
 
 static inline int umh__hello(struct umh__helper *h, const struct umh_hdr *req)
 {
@@ -590,7 +591,7 @@ static inline int umh_helper_run(const struct umh_proto *proto,
 	if (!h.ib)
 		return UMH_EXIT_NOMEM;
 	/* Without it, every reply is written at once. */
-	h.opstate = calloc(proto->n_ops ? proto->n_ops : 1, 1);
+	h.opstate = calloc(proto->n_ops, 1);
 	if (umh__sandbox(sb)) {
 		free(h.opstate);
 		free(h.ib);
