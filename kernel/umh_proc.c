@@ -89,7 +89,7 @@ static void umh_proc_release(struct kref *kref)
 	int i;
 
 	/* Its waiters, who arm it, held references: none is left. */
-	del_timer_sync(&p->deadline);
+	timer_delete_sync(&p->deadline);
 	for (i = 0; i < UMH_NR_POLL; i++)
 		if (p->poll[i].head)
 			remove_wait_queue(p->poll[i].head, &p->poll[i].wait);
