@@ -382,7 +382,6 @@ static inline int umh__reply(struct umh__helper *h,
 	return umh__write_all(h->outfd, iov, 2);
 }
 
-
 static inline int umh__hello(struct umh__helper *h, const struct umh_hdr *req)
 {
 	struct umh_hello in, rep;
