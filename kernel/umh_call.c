@@ -334,16 +334,21 @@ static struct umh_proc *umh_get_proc(struct umh_blob *ub,
 	/*
 	 * The common case without ub->lock: a generation that is running
 	 * and has not died.  ub->live is published by umh_set_state(), and
-	 * a generation is freed a grace period after its last reference.
+	 * a generation is freed a grace period after its last reference;
+	 * what it points to (its pid) is not, so the reference comes first.
+	 * One that died is left to the locked path below.
 	 */
 	rcu_read_lock();
 	p = rcu_dereference(ub->live);
-	if (p && (READ_ONCE(p->dead) || umh_task_exited(p->pid) ||
-		  !kref_get_unless_zero(&p->ref)))
+	if (p && !kref_get_unless_zero(&p->ref))
 		p = NULL;
 	rcu_read_unlock();
-	if (p)
-		return p;
+	if (p) {
+		if (!READ_ONCE(p->dead) && !umh_task_exited(p->pid))
+			return p;
+		umh_proc_put(p);
+		p = NULL;
+	}
 
 	for (;;) {
 		dying = NULL;
