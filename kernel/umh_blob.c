@@ -74,25 +74,30 @@ static void umh_health_work(struct work_struct *work)
 /*
  * Start one generation: spawn, handshake, on_start.  Not under ub->lock.
  * The caller has set the state to STARTING and ub->starter to current.
- * On failure the state becomes @fail_state (STOPPED if stopping).
+ * On failure the state becomes @fail_state (STOPPED if stopping), and
+ * *@disabled says whether the spawn found user-mode helpers disabled
+ * (suspend or shutdown) rather than the helper failing.
  *
  * References: the spawn gives us one, which we hold until we return, so
  * that a concurrent umh_blob_stop() (which tears down whatever ub->proc
  * holds) cannot free the generation under the handshake; ub->proc holds
  * its own.  Whoever takes the generation out of ub->proc tears it down.
  */
-static int umh_do_start(struct umh_blob *ub, enum umh_blob_state fail_state)
+static int umh_do_start(struct umh_blob *ub, enum umh_blob_state fail_state,
+			bool *disabled)
 {
 	struct umh_proc *p, *drop = NULL;
 	unsigned long deadline;
-	bool published = false;
+	bool published = false, alive;
 	ktime_t t0;
 	int ret;
 
+	*disabled = false;
 	deadline = jiffies + msecs_to_jiffies(ub->cfg.start_timeout_ms);
 	p = umh_proc_spawn(ub);
 	if (IS_ERR(p)) {
 		ret = PTR_ERR(p);
+		*disabled = ret == -EBUSY;
 		p = NULL;
 		goto out;
 	}
@@ -111,13 +116,18 @@ static int umh_do_start(struct umh_blob *ub, enum umh_blob_state fail_state)
 	t0 = ktime_get();
 	ret = umh_hello(ub, p, deadline);
 	p->start_us[UMH_START_HELLO] = umh_us_since(t0);
-	if (ret == -ECONNRESET || ret == -ESHUTDOWN)
+	/*
+	 * A generation still alive: the error is the status the helper
+	 * answered with, which may be any errno.
+	 */
+	alive = !READ_ONCE(p->dead);
+	if (!alive && (ret == -ECONNRESET || ret == -ESHUTDOWN))
 		pr_err("%s: helper pid %d exited before completing the handshake\n",
 		       ub->name, umh_proc_pid_nr(p));
-	else if (ret == -ETIMEDOUT)
+	else if (!alive && ret == -ETIMEDOUT)
 		pr_err("%s: helper pid %d did not complete the handshake within %u ms\n",
 		       ub->name, umh_proc_pid_nr(p), ub->cfg.start_timeout_ms);
-	else if (ret && ret != -EPROTO)
+	else if (ret && (alive || ret != -EPROTO))
 		pr_err("%s: handshake with helper pid %d failed: %d\n",
 		       ub->name, umh_proc_pid_nr(p), ret);
 	if (!ret && ub->cfg.on_start) {
@@ -184,6 +194,7 @@ static void umh_restart_work(struct work_struct *work)
 	struct umh_proc *old;
 	unsigned int n;
 	unsigned long delay;
+	bool disabled;
 	ktime_t t0;
 	int ret;
 
@@ -235,19 +246,24 @@ static void umh_restart_work(struct work_struct *work)
 	ub->starter = current;
 	mutex_unlock(&ub->lock);
 
-	ret = umh_do_start(ub, UMH_BLOB_RESTARTING);
-	if (!ret || ret == -ESHUTDOWN)
+	ret = umh_do_start(ub, UMH_BLOB_RESTARTING, &disabled);
+	if (!ret)
 		return;
 	mutex_lock(&ub->lock);
+	/*
+	 * Decided by the state, never by the error: the helper's reply to
+	 * the handshake, or on_start, may return any errno, -ESHUTDOWN
+	 * and -EBUSY among them.
+	 */
 	if (!ub->stopping && ub->state == UMH_BLOB_RESTARTING) {
 		/*
-		 * -EBUSY: user-mode helpers are disabled (suspend or
-		 * shutdown): no fault of the helper's; try again later.
-		 * Any other failure to start counts.
+		 * User-mode helpers disabled (suspend or shutdown): no
+		 * fault of the helper's; try again later.  Any other
+		 * failure to start counts.
 		 */
-		ub->restart_fault = ret != -EBUSY;
+		ub->restart_fault = !disabled;
 		schedule_delayed_work(&ub->restart_work,
-				      ret == -EBUSY ?
+				      disabled ?
 				      msecs_to_jiffies(ub->cfg.backoff_max_ms) : 0);
 	}
 unlock:
@@ -294,6 +310,7 @@ void umh_blob_proc_died(struct umh_blob *ub, struct umh_proc *p, int err)
  */
 int umh_blob_start(struct umh_blob *ub)
 {
+	bool disabled;
 	int ret;
 
 	mutex_lock(&ub->lock);
@@ -306,7 +323,7 @@ int umh_blob_start(struct umh_blob *ub)
 	memset(ub->restart_us, 0, sizeof(ub->restart_us));
 	mutex_unlock(&ub->lock);
 
-	ret = umh_do_start(ub, UMH_BLOB_FAILED);
+	ret = umh_do_start(ub, UMH_BLOB_FAILED, &disabled);
 	if (ret)
 		return ret;
 	if (ub->cfg.health_interval_ms)

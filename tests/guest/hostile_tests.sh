@@ -197,6 +197,39 @@ test_reading_caller_ahead() {
 	check_case "ENOENT OK" 0 0 0 $ENOENT "" \
 		sleep:12:0:0:3000 echo:34:16:16:3000
 }
+# ---- a handshake that fails on restart
+# The helper answers a restart's hello with an error status, -ESHUTDOWN
+# and -EBUSY among them (errnos the SDK uses for a stop and for user-mode
+# helpers disabled): every restart fails and counts, until the cap, and
+# then calls fail at once.  Loaded with a cap of 3; reloaded as before at
+# the end.
+test_hello_status() {
+	local st out ms pid0
+	for st in -108 -16; do
+		rmmod hostile || fail "rmmod hostile"
+		insmod "$TM/hostile.ko" max_restarts=3 || fail "insmod hostile max_restarts=3"
+		pid0=$(<$S/pid)
+		set_mark
+		echo "$st" >/run/hostile-hello-status
+		kill -9 "$pid0"
+		wait_for 10 state_is failed ||
+			fail "hello status $st: state $(<$S/state) 10 s after the kill, restarts $(<$S/restarts), last_error $(<$S/last_error)"
+		rm -f /run/hostile-hello-status
+		[ "$(<$S/restarts)" = 3 ] || fail "hello status $st: $(<$S/restarts) restarts, expected 3"
+		dmesg_hasE "hostile: handshake with helper pid [0-9]+ failed: $st" ||
+			fail "hello status $st: dmesg lacks the handshake failure: $(dmesg_since_mark)"
+		dmesg_hasE "hostile: 3 restarts within [0-9]+ ms; restart cap reached" ||
+			fail "hello status $st: dmesg lacks the cap: $(dmesg_since_mark)"
+		out=$("$HC" ping:0:0:0:2000)
+		read -r _ ms _ <<<"$out"
+		[ "${out%% *}" = ENOTCONN ] && [ "$ms" -lt 1000 ] ||
+			fail "hello status $st: a call on the failed helper got: $out"
+		echo "hello status $st: failed after $(<$S/restarts) restarts; a call: $out"
+	done
+	rmmod hostile || fail "rmmod hostile"
+	insmod "$TM/hostile.ko" || fail "insmod hostile"
+	state_is running || fail "state $(<$S/state) after the reload"
+}
 
 test_unload() {
 	echo "status view: $(counters) last_error $(<$S/last_error)"
@@ -245,6 +278,7 @@ t "flood of unsolicited replies: killed at the first, no memory growth" test_flo
 t "endless bytes after a reply: killed at once, no memory growth" test_flood_bytes
 t "stderr flood: rate-limited, calls answered, no memory growth" test_stderr_flood
 t "stops reading: a 1 MiB request and a queued call get ETIMEDOUT in time" test_stop_reading
+t "handshake failing with any errno on restart: restarts counted up to the cap" test_hello_status
 t "rmmod leaves no helper and no reader thread" test_unload
 t "dmesg free of WARNING/BUG/Oops/lockup reports" test_dmesg_clean
 

@@ -294,6 +294,20 @@ static void early_reply(const struct umh_hdr *req)
 	fflush(stderr);
 }
 
+/* The status HOSTILE_HELLO_FILE asks the handshake to fail with, or 0. */
+static int hello_status(void)
+{
+	FILE *f = fopen(HOSTILE_HELLO_FILE, "r");
+	int st = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%d", &st) != 1)
+		st = 0;
+	fclose(f);
+	return st;
+}
+
 int main(void)
 {
 	struct umh_hdr req;
@@ -323,7 +337,12 @@ int main(void)
 				.max_payload = UMH_DEFAULT_MAX_PAYLOAD,
 			};
 			struct umh_hello k;
+			int st = hello_status();
 
+			if (st) {
+				reply_hdr(req.op, req.id, st, 0);
+				continue;
+			}
 			memcpy(&k, buf, sizeof(k));
 			cap = k.max_payload;
 			reply(&req, &h, sizeof(h));

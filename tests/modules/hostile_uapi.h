@@ -80,4 +80,12 @@ enum hostile_cookie {
 	HOSTILE_HELD_THEN_THIS = 34,
 };
 
+/*
+ * While this file exists, the helper answers the handshake with the
+ * status written in it (a negative errno, in decimal) instead of its
+ * hello: a restart's handshake that fails with whatever errno the helper
+ * picks.
+ */
+#define HOSTILE_HELLO_FILE	"/run/hostile-hello-status"
+
 #endif /* _HOSTILE_UAPI_H */
