@@ -76,7 +76,8 @@ static void umh_health_work(struct work_struct *work)
  * The caller has set the state to STARTING and ub->starter to current.
  * On failure the state becomes @fail_state (STOPPED if stopping), and
  * *@disabled says whether the spawn found user-mode helpers disabled
- * (suspend or shutdown) rather than the helper failing.
+ * (suspend or shutdown) rather than the helper failing.  On success the
+ * health check is armed (it re-arms itself until the stop).
  *
  * References: the spawn gives us one, which we hold until we return, so
  * that a concurrent umh_blob_stop() (which tears down whatever ub->proc
@@ -161,6 +162,13 @@ out:
 		umh_set_state(ub, UMH_BLOB_RUNNING);
 		pr_info("%s: helper running, pid %d (generation %u)\n",
 			ub->name, umh_proc_pid_nr(p), p->gen);
+		/*
+		 * Under ub->lock and not stopping: umh_blob_stop() cancels
+		 * it after this.  Already queued after a restart: a no-op.
+		 */
+		if (ub->cfg.health_interval_ms)
+			schedule_delayed_work(&ub->health_work,
+					      msecs_to_jiffies(ub->cfg.health_interval_ms));
 	}
 	mutex_unlock(&ub->lock);
 	/* Never published: ours to tear down. */
@@ -311,7 +319,6 @@ void umh_blob_proc_died(struct umh_blob *ub, struct umh_proc *p, int err)
 int umh_blob_start(struct umh_blob *ub)
 {
 	bool disabled;
-	int ret;
 
 	mutex_lock(&ub->lock);
 	if (ub->state != UMH_BLOB_STOPPED || ub->stopping) {
@@ -323,13 +330,7 @@ int umh_blob_start(struct umh_blob *ub)
 	memset(ub->restart_us, 0, sizeof(ub->restart_us));
 	mutex_unlock(&ub->lock);
 
-	ret = umh_do_start(ub, UMH_BLOB_FAILED, &disabled);
-	if (ret)
-		return ret;
-	if (ub->cfg.health_interval_ms)
-		schedule_delayed_work(&ub->health_work,
-				      msecs_to_jiffies(ub->cfg.health_interval_ms));
-	return 0;
+	return umh_do_start(ub, UMH_BLOB_FAILED, &disabled);
 }
 
 UMH_EXPORT(umh_blob_start);
