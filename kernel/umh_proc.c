@@ -278,6 +278,8 @@ static void umh_report_exit(struct umh_proc *p)
 	}
 }
 
+static void umh_reader_last(struct umh_proc *p);
+
 /**
  * umh_proc_teardown() - stop a generation for good
  * @p:	the generation; the caller owns a reference
@@ -297,8 +299,9 @@ void umh_proc_teardown(struct umh_proc *p)
 	umh_proc_end(p, -ESHUTDOWN, false);
 	umh_wait_gone(p);
 	umh_report_exit(p);
-	if (p->reader)
-		kthread_stop(p->reader);
+	/* -EINTR: stopped before it ran, so its last steps are ours. */
+	if (p->reader && kthread_stop(p->reader) == -EINTR)
+		umh_reader_last(p);
 }
 
 /*
@@ -824,11 +827,30 @@ static void umh_reader_batch(struct umh_blob *ub, struct task_struct *t)
 			     ub->name, ret);
 }
 
+/*
+ * The helper is gone: pass on its last words, free its caller.  Its
+ * stderr may still have other writers (a child it forked, a process that
+ * opened /proc/<pid>/fd/2): take what is there, up to a bound, and never
+ * wait for EOF.  A caller that reads the reply stream sees the generation
+ * over and lets go of it; the reader keeps it.  Run by the reader thread
+ * as it stops, or by umh_proc_teardown() if it was stopped before it ran.
+ */
+static void umh_reader_last(struct umh_proc *p)
+{
+	size_t n, got;
+
+	for (n = 0; n < UMH_LAST_WORDS && umh_drain_stderr(p, &got); n += got)
+		;
+	wait_on_bit_lock(&p->rx_busy, UMH_RX_OWNED, TASK_UNINTERRUPTIBLE);
+	umh_rx_done(p, READ_ONCE(p->dead) ?: -ESHUTDOWN);
+	umh_reader_flush(p);
+}
+
 static int umh_reader(void *data)
 {
 	struct umh_proc *p = data;
 	unsigned int steps = 0;
-	size_t n, got;
+	size_t got;
 
 	init_waitqueue_func_entry(&p->rwait, umh_reader_wake_fn);
 	p->rwait.private = current;
@@ -856,18 +878,7 @@ static int umh_reader(void *data)
 				   MAX_SCHEDULE_TIMEOUT);
 	}
 	remove_wait_queue(&p->wq, &p->rwait);
-	/*
-	 * The helper is gone: pass on its last words, free its caller.  Its
-	 * stderr may still have other writers (a child it forked, a process
-	 * that opened /proc/<pid>/fd/2): take what is there, up to a bound,
-	 * and never wait for EOF.  A caller that reads the reply stream sees
-	 * the generation over and lets go of it; the reader keeps it.
-	 */
-	for (n = 0; n < UMH_LAST_WORDS && umh_drain_stderr(p, &got); n += got)
-		;
-	wait_on_bit_lock(&p->rx_busy, UMH_RX_OWNED, TASK_UNINTERRUPTIBLE);
-	umh_rx_done(p, READ_ONCE(p->dead) ?: -ESHUTDOWN);
-	umh_reader_flush(p);
+	umh_reader_last(p);
 	return 0;
 }
 
