@@ -914,15 +914,21 @@ static int umh_child_init(struct subprocess_info *info, struct cred *new)
 	struct umh_proc *p = info->data;
 	int fd, i;
 
-	/* A fresh usermode helper has an empty file table: 0..3 are free. */
+	/*
+	 * The new process has a copy of the file table the kernel threads
+	 * share, which holds files while a kernel thread has some open
+	 * (e.g. a worker loading a BPF object through kern_sys_bpf()):
+	 * close whatever the copy holds at 0..3, then take them in order.
+	 */
 	for (i = 0; i <= ARRAY_SIZE(p->child); i++) {
+		close_fd(i);
 		fd = get_unused_fd_flags(i == 3 ? O_CLOEXEC : 0);
 		if (fd != i) {
 			if (fd >= 0)
 				put_unused_fd(fd);
 			while (i--)
 				put_unused_fd(i);
-			return fd < 0 ? fd : -EBUSY;
+			return fd < 0 ? fd : -EMFILE;
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(p->child); i++) {

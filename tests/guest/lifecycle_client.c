@@ -6,6 +6,8 @@
  *   lifecycle_client ping       print the pid the helper reports
  *   lifecycle_client start N    call umh_blob_start() from N kernel threads
  *                               at once; print "started S busy B other O ERR"
+ *   lifecycle_client kfds 1|0   a kernel worker opens (1) or closes (0)
+ *                               files in the kernel threads' file table
  *
  * Exit status 0 on success, 1 if the ioctl failed, 2 on a usage error.
  */
@@ -23,9 +25,11 @@ int main(int argc, char **argv)
 {
 	int dev;
 
-	if (argc < 2 || (strcmp(argv[1], "ping") && strcmp(argv[1], "start")) ||
-	    (!strcmp(argv[1], "start") && argc != 3)) {
-		fprintf(stderr, "usage: lifecycle_client ping | start N\n");
+	if (argc < 2 ||
+	    (strcmp(argv[1], "ping") && strcmp(argv[1], "start") &&
+	     strcmp(argv[1], "kfds")) ||
+	    (strcmp(argv[1], "ping") && argc != 3)) {
+		fprintf(stderr, "usage: lifecycle_client ping | start N | kfds 1|0\n");
 		return 2;
 	}
 	dev = open("/dev/lifecycle_umh", O_RDWR | O_CLOEXEC);
@@ -41,6 +45,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		printf("%u\n", pid);
+	} else if (!strcmp(argv[1], "kfds")) {
+		if (ioctl(dev, LC_IOC_KFDS, (unsigned long)atoi(argv[2]))) {
+			printf("%s\n", strerrorname_np(errno) ?: "?");
+			return 1;
+		}
 	} else {
 		struct lc_ioc_start io = { .threads = (__u32)atoi(argv[2]) };
 

@@ -428,6 +428,35 @@ test_null_rep() {
 	[ "${out%% *}" = EINVAL ] || fail "the call got '$out', expected EINVAL"
 }
 
+# The kernel threads share one file table, and a user-mode helper starts
+# with a copy of it.  While a kernel worker holds files there (the
+# bpfilter sample's worker does while the verifier checks a ruleset's
+# program), a helper restarted meanwhile must still get its FIFOs as fds
+# 0..2 and its blob as fd 3.  Before the fix the spawn failed with -EBUSY,
+# taken for "user-mode helpers disabled": no restart for backoff_max_ms
+# (10 s here), and the calls meanwhile timed out.
+test_kthread_files() {
+	local pid0 pid1 fd
+	S=$SL
+	unload lifecycle || return 1
+	set_mark
+	insmod "$TM/lifecycle.ko" || fail "insmod lifecycle"
+	pid0=$("$LC" ping) || fail "ping: $pid0"
+	"$LC" kfds 1 || fail "kfds 1"
+	dmesg_hasE "lifecycle: kernel threads' files opened: fds 0 1 2 3 \(0\)" ||
+		echo "the worker's files are not fds 0..3: $(dmesg_since_mark | grep "threads' files")"
+	kill -9 "$pid0"
+	pid1=$("$LC" ping)
+	"$LC" kfds 0 || fail "kfds 0"
+	[[ "$pid1" =~ ^[0-9]+$ ]] && [ "$pid1" != "$pid0" ] ||
+		fail "ping after the helper $pid0 was killed, with the worker's files open: $pid1; state $(<$S/state); $(dmesg_since_mark | grep -E 'lifecycle|umh' | tail -n 5)"
+	for fd in 0 1 2; do
+		[ "$(stat -L -c %F /proc/"$pid1"/fd/$fd)" = fifo ] ||
+			fail "helper $pid1 fd $fd: $(readlink /proc/"$pid1"/fd/$fd)"
+	done
+	echo "helper $pid0 killed, $pid1 answered; its fds 0..2: $(for fd in 0 1 2; do readlink /proc/"$pid1"/fd/$fd; done | xargs)"
+}
+
 test_unload() {
 	unload hostile || return 1
 	unload lifecycle || return 1
@@ -446,6 +475,7 @@ t "rmmod during a restart's handshake: no use-after-free (finding 1)" logged tes
 t "rmmod while the helper's children flood its stderr: bounded (finding 2)" logged test_stderr_held_open
 t "concurrent umh_blob_start(): one starts, the others get EBUSY (finding 4)" logged test_concurrent_start
 t "umh_blob_call() with a NULL reply buffer: EINVAL (finding 9)" logged test_null_rep
+t "a helper restarted while a kernel worker holds files gets fds 0..3" logged test_kthread_files
 t "rmmod leaves no helper" logged test_unload
 t "dmesg free of WARNING/BUG/Oops/lockup reports" logged test_dmesg_clean
 

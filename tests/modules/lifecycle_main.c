@@ -12,6 +12,8 @@
 
 #include <linux/atomic.h>
 #include <linux/delay.h>
+#include <linux/fdtable.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
@@ -165,6 +167,65 @@ static long lc_start_many(struct lc_ioc_start *io)
 	return 0;
 }
 
+/*
+ * Files held open in the kernel threads' shared file table (LC_IOC_KFDS).
+ * A work item runs in a kernel worker, which shares that table.
+ */
+static struct {
+	struct work_struct work;
+	bool open;		/* in: open (true) or close them */
+	int fd[LC_KFDS];	/* -1: not open */
+	int ret;
+} kfds;
+static DEFINE_MUTEX(kfds_lock);	/* LC_IOC_KFDS */
+
+static void lc_kfds_fn(struct work_struct *work)
+{
+	struct file *f;
+	int i, fd;
+
+	for (i = 0; i < LC_KFDS; i++) {
+		if (!kfds.open) {
+			if (kfds.fd[i] >= 0)
+				close_fd(kfds.fd[i]);
+			kfds.fd[i] = -1;
+			continue;
+		}
+		if (kfds.fd[i] >= 0)
+			continue;
+		fd = get_unused_fd_flags(O_CLOEXEC);
+		if (fd < 0) {
+			kfds.ret = fd;
+			return;
+		}
+		f = filp_open("/dev/null", O_RDONLY, 0);
+		if (IS_ERR(f)) {
+			put_unused_fd(fd);
+			kfds.ret = PTR_ERR(f);
+			return;
+		}
+		fd_install(fd, f);
+		kfds.fd[i] = fd;
+	}
+}
+
+static int lc_kfds(bool open)
+{
+	int ret;
+
+	mutex_lock(&kfds_lock);
+	kfds.open = open;
+	kfds.ret = 0;
+	schedule_work(&kfds.work);
+	flush_work(&kfds.work);
+	ret = kfds.ret;
+	pr_info("kernel threads' files %s: fds %d %d %d %d (%d)\n",
+		open ? "opened" : "closed", kfds.fd[0], kfds.fd[1], kfds.fd[2],
+		kfds.fd[3], ret);
+	mutex_unlock(&kfds_lock);
+	return ret;
+}
+
 static long lc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	switch (cmd) {
@@ -190,6 +251,8 @@ static long lc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			return ret;
 		return put_user(rep.pid, (__u32 __user *)arg);
 	}
+	case LC_IOC_KFDS:
+		return lc_kfds(arg);
 	}
 	return -ENOTTY;
 }
@@ -218,8 +281,11 @@ static int __init lc_init(void)
 		.backoff_min_ms = backoff_min_ms,
 		.backoff_max_ms = 10000,
 	};
-	int ret = 0;
+	int i, ret = 0;
 
+	INIT_WORK(&kfds.work, lc_kfds_fn);
+	for (i = 0; i < LC_KFDS; i++)
+		kfds.fd[i] = -1;
 	ub = umh_blob_create(&cfg, UMH_BLOB_DATA(lifecycle),
 			     UMH_BLOB_SIZE(lifecycle));
 	if (IS_ERR(ub))
@@ -237,6 +303,7 @@ static void __exit lc_exit(void)
 {
 	umh_blob_stop(ub);
 	misc_deregister(&lc_misc);
+	lc_kfds(false);
 	umh_blob_destroy(ub);
 }
 

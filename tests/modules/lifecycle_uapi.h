@@ -23,5 +23,12 @@ struct lc_ioc_start {
 #define LC_IOC_START	_IOWR(0xee, 1, struct lc_ioc_start)
 /* An echo ping; returns the pid the helper reports. */
 #define LC_IOC_PING	_IOR(0xee, 2, __u32)
+/*
+ * Argument 1: a kernel worker opens /dev/null LC_KFDS times (close-on-exec) in the
+ * file table the kernel threads share, as a worker loading a BPF object
+ * through kern_sys_bpf() does; 0: it closes them.
+ */
+#define LC_IOC_KFDS	_IO(0xee, 3)
+#define LC_KFDS		4
 
 #endif /* _LIFECYCLE_UAPI_H */
