@@ -5,13 +5,15 @@
  * The helper compiles the filter table into a BPF_PROG_TYPE_SOCKET_FILTER
  * program (bpfilter_proto.h has the contract).  The helper is not trusted:
  * the module checks every instruction against an allowlist (its own two
- * maps, two helper functions, subprogram calls, no atomics, no legacy
- * packet loads) before the kernel's verifier sees it, so a compromised
- * helper cannot reach anything the verifier would let a CAP_BPF caller
- * reach beyond that.  The load runs on a dedicated workqueue under a
- * kernel credential holding only CAP_BPF: the file descriptors it creates
- * land in the kthreads' table, never in the iptables process's, and are
- * closed at once, the module keeping references.
+ * maps, three helper functions, subprogram calls, no atomic but a 64-bit
+ * add, no legacy packet loads) before the kernel's verifier sees it, so a
+ * compromised helper cannot reach anything the verifier would let a
+ * CAP_BPF caller reach beyond that.  The load runs on a dedicated
+ * workqueue under a kernel credential holding only CAP_BPF: the file
+ * descriptors it creates land in the kthreads' table, never in the
+ * iptables process's, and are closed when the load ends, the module
+ * keeping references.  (They are close-on-exec, and a helper started
+ * meanwhile takes its fds 0..3 over from its copy of that table.)
  *
  * The program runs from the module's own hooks at LOCAL_IN, FORWARD and
  * LOCAL_OUT at NF_IP_PRI_FILTER in init_net, the place and priority of
