@@ -304,6 +304,15 @@ abandon:
 		}
 	} else {
 		spin_unlock(&p->lock);
+		/*
+		 * Ended by our own send, cut short because this caller was
+		 * killed or its memory went away: its error, not the
+		 * -ECONNABORTED that ended the others' calls.
+		 */
+		if (!whole && (ret == -EINTR || ret == -EFAULT)) {
+			umh_call_put(p, call);
+			return ret;
+		}
 	}
 done:
 	ret = call->status;
