@@ -17,6 +17,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/compat.h>
 #include <linux/kref.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -533,6 +534,12 @@ static int bpf_check_caller(struct sock *sk)
 
 	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
+	/* The structures' 32-bit layouts are not translated. */
+	if (in_compat_syscall()) {
+		pr_info_ratelimited("%s[%d]: 32-bit callers are not supported\n",
+				    current->comm, task_pid_nr(current));
+		return -EOPNOTSUPP;
+	}
 	if (!net_eq(net, &init_net)) {
 		pr_info_ratelimited("%s[%d]: only the initial network namespace is served\n",
 				    current->comm, task_pid_nr(current));

@@ -101,6 +101,22 @@ test_insmod_busy() {
 	no_helpers
 }
 
+test_compat() {
+	local before
+	before=$(iptables-legacy-save -t filter | grep -v '^#')
+	set_mark
+	no_autoload
+	compat_out=$("$RAW" compat 2>&1)
+	autoload
+	echo "$compat_out"
+	[ "$compat_out" = "compat_get_info EOPNOTSUPP
+compat_add_counters EOPNOTSUPP" ] || fail "expected EOPNOTSUPP twice"
+	dmesg_hasE "ipt_raw\[[0-9]+\]: 32-bit callers are not supported" ||
+		fail "no dmesg line: $(dmesg_since_mark)"
+	[ "$(iptables-legacy-save -t filter | grep -v '^#')" = "$before" ] ||
+		fail "the ruleset changed"
+}
+
 test_load() {
 	unload_real || return 1
 	[ -f "$KO" ] || fail "no $KO"
@@ -380,6 +396,14 @@ t "unsupported extensions and tables refused, ruleset unchanged" test_unsupporte
 t "restore with one unsupported rule among good ones changes nothing" test_restore_bad_rule
 t "without CAP_NET_ADMIN: permission errors, EPERM, nothing changes" test_unprivileged
 t "other network namespace: refused with a message and a dmesg line" test_other_netns
+# A 32-bit caller (int 0x80, ipt_raw compat), where the guest's kernel
+# runs one from a 64-bit process: refused, not read with the 64-bit layout.
+compat_out=$("$RAW" compat 2>&1)
+if [[ $compat_out == compat_skip* ]]; then
+	ok "# SKIP 32-bit caller: ${compat_out#compat_skip }"
+else
+	t "32-bit (compat) caller: EOPNOTSUPP, a dmesg line, nothing changes" test_compat
+fi
 progress "killing the helper 3 times"
 t "SIGKILL of the helper 3 times: ruleset and counters replayed" test_kill_helper
 progress "10,000 rules: restore, save, flush"

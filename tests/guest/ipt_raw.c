@@ -10,6 +10,10 @@
  *   ipt_raw           all cases (needs CAP_NET_ADMIN); exit 0 unless it
  *                     could not read the table at start
  *   ipt_raw perm      a few requests, for a caller without CAP_NET_ADMIN
+ *   ipt_raw compat    GET_INFO and ADD_COUNTERS through the 32-bit system
+ *                     call entry (int 0x80), as a 32-bit iptables makes
+ *                     them; or "compat_skip <why>" where this kernel runs
+ *                     no int 0x80 from a 64-bit process
  *
  * The cases start from the table as read at start (num_counters follows
  * the table's number of entries; a case that replaces the table with
@@ -27,6 +31,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 #include <unistd.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
@@ -1099,6 +1104,69 @@ static void perm_cases(void)
 	result("perm_add_counters", set_raw(IPT_SO_SET_ADD_COUNTERS, &ac, sizeof(ac), sizeof(ac)));
 }
 
+/* A system call through the i386 entry; -errno on failure. */
+static long i386_call(long nr, long a, long b, long c, long d, long e)
+{
+#ifdef __x86_64__
+	__asm__ volatile("int $0x80" : "+a"(nr)
+			 : "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
+			 : "r8", "r9", "r10", "r11", "memory");
+	return nr;
+#else
+	(void)nr; (void)a; (void)b; (void)c; (void)d; (void)e;
+	return -ENOSYS;
+#endif
+}
+
+/*
+ * In a child, as int 0x80 may raise SIGSEGV where the kernel has no i386
+ * entry: getpid through it must answer the pid, then GET_INFO and
+ * ADD_COUNTERS (365 and 366 are getsockopt and setsockopt there) from
+ * buffers below 4 GiB.
+ */
+static void compat_cases(void)
+{
+	struct {
+		struct ipt_getinfo gi;
+		socklen_t len;
+		struct xt_counters_info ci;
+		struct xt_counters c[4];
+	} *m;
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		if (i386_call(20, 0, 0, 0, 0, 0) != getpid()) {
+			printf("compat_skip int 0x80 getpid does not answer the pid\n");
+			exit(0);
+		}
+		m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+		if (m == MAP_FAILED)
+			die("mmap MAP_32BIT");
+		strcpy(m->gi.name, "filter");
+		m->len = sizeof(m->gi);
+		result("compat_get_info",
+		       (int)-i386_call(365, sock, IPPROTO_IP, IPT_SO_GET_INFO,
+				       (long)&m->gi, (long)&m->len));
+		strcpy(m->ci.name, "filter");
+		m->ci.num_counters = 4;
+		result("compat_add_counters",
+		       (int)-i386_call(366, sock, IPPROTO_IP,
+				       IPT_SO_SET_ADD_COUNTERS, (long)&m->ci,
+				       sizeof(m->ci) + sizeof(m->c)));
+		exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid");
+	if (WIFSIGNALED(status))
+		printf("compat_skip int 0x80 raised signal %d\n", WTERMSIG(status));
+}
+
 int main(int argc, char **argv)
 {
 	int err;
@@ -1113,8 +1181,12 @@ int main(int argc, char **argv)
 		perm_cases();
 		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "compat")) {
+		compat_cases();
+		return 0;
+	}
 	if (argc > 1)
-		die("usage: ipt_raw [perm]");
+		die("usage: ipt_raw [perm | compat]");
 	err = read_table("filter", &start);
 	if (err) {
 		printf("read_table %s\n", errname(err));
