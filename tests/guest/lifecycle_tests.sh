@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Life-cycle tests: one per finding of the review of kernel/umh_blob.c in
-# issue 13, each asserting the behaviour after the fix (and failing before
-# it).  Runs INSIDE a test guest (see tests/qemu/guest.sh) as root; $1 is a
+# issue 13, and one from a later review (a helper restarted while a kernel
+# thread holds files), each asserting the behaviour after the fix (and
+# failing before it).  Runs INSIDE a test guest (see tests/qemu/guest.sh) as root; $1 is a
 # build tree holding the modules built for the running kernel and the
 # static hostile_client and lifecycle_client.  Prints TAP lines.
 #
