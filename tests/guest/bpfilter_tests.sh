@@ -398,7 +398,7 @@ t "without CAP_NET_ADMIN: permission errors, EPERM, nothing changes" test_unpriv
 t "other network namespace: refused with a message and a dmesg line" test_other_netns
 # A 32-bit caller (int 0x80, ipt_raw compat), where the guest's kernel
 # runs one from a 64-bit process: refused, not read with the 64-bit layout.
-compat_out=$("$RAW" compat 2>&1)
+compat_out=$("$RAW" compat_probe 2>&1)
 if [[ $compat_out == compat_skip* ]]; then
 	ok "# SKIP 32-bit caller: ${compat_out#compat_skip }"
 else

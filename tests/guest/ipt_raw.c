@@ -14,6 +14,7 @@
  *                     call entry (int 0x80), as a 32-bit iptables makes
  *                     them; or "compat_skip <why>" where this kernel runs
  *                     no int 0x80 from a 64-bit process
+ *   ipt_raw compat_probe  only "compat_ok" or "compat_skip <why>"
  *
  * The cases start from the table as read at start (num_counters follows
  * the table's number of entries; a case that replaces the table with
@@ -1132,7 +1133,7 @@ static void compat_fault(int sig)
  * through it must answer the pid, then GET_INFO and ADD_COUNTERS (365 and
  * 366 are getsockopt and setsockopt there) from buffers below 4 GiB.
  */
-static void compat_cases(void)
+static void compat_cases(int probe_only)
 {
 	struct {
 		struct ipt_getinfo gi;
@@ -1154,6 +1155,10 @@ static void compat_cases(void)
 			die("sigaction");
 		if (i386_call(20, 0, 0, 0, 0, 0) != getpid()) {
 			printf("compat_skip int 0x80 getpid does not answer the pid\n");
+			exit(0);
+		}
+		if (probe_only) {
+			printf("compat_ok\n");
 			exit(0);
 		}
 		m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
@@ -1195,12 +1200,13 @@ int main(int argc, char **argv)
 		perm_cases();
 		return 0;
 	}
-	if (argc > 1 && !strcmp(argv[1], "compat")) {
-		compat_cases();
+	if (argc > 1 && (!strcmp(argv[1], "compat") ||
+			 !strcmp(argv[1], "compat_probe"))) {
+		compat_cases(!strcmp(argv[1], "compat_probe"));
 		return 0;
 	}
 	if (argc > 1)
-		die("usage: ipt_raw [perm | compat]");
+		die("usage: ipt_raw [perm | compat | compat_probe]");
 	err = read_table("filter", &start);
 	if (err) {
 		printf("read_table %s\n", errname(err));
