@@ -75,8 +75,8 @@ static void umh_health_work(struct work_struct *work)
  * Start one generation: spawn, handshake, on_start.  Not under ub->lock.
  * The caller has set the state to STARTING and ub->starter to current.
  * On failure the state becomes @fail_state (STOPPED if stopping), and
- * *@disabled says whether the spawn found user-mode helpers disabled
- * (suspend or shutdown) rather than the helper failing.  On success the
+ * *@disabled (when not NULL) says whether the spawn found user-mode helpers
+ * disabled (suspend or shutdown) rather than the helper failing.  On success the
  * health check is armed (it re-arms itself until the stop).
  *
  * References: the spawn gives us one, which we hold until we return, so
@@ -93,12 +93,14 @@ static int umh_do_start(struct umh_blob *ub, enum umh_blob_state fail_state,
 	ktime_t t0;
 	int ret;
 
-	*disabled = false;
+	if (disabled)
+		*disabled = false;
 	deadline = jiffies + msecs_to_jiffies(ub->cfg.start_timeout_ms);
 	p = umh_proc_spawn(ub);
 	if (IS_ERR(p)) {
 		ret = PTR_ERR(p);
-		*disabled = ret == -EBUSY;
+		if (disabled)
+			*disabled = ret == -EBUSY;
 		p = NULL;
 		goto out;
 	}
@@ -314,12 +316,11 @@ void umh_blob_proc_died(struct umh_blob *ub, struct umh_proc *p, int err)
  * executable, -ECONNRESET if the helper exited early, -ETIMEDOUT if it did
  * not answer the handshake, -EPROTO if it speaks another protocol, or the
  * error of on_start.  -EBUSY if it was started already (or is being
- * started by a concurrent call).
+ * started by a concurrent call), or if user-mode helpers are disabled
+ * (suspend, shutdown).
  */
 int umh_blob_start(struct umh_blob *ub)
 {
-	bool disabled;
-
 	mutex_lock(&ub->lock);
 	if (ub->state != UMH_BLOB_STOPPED || ub->stopping) {
 		mutex_unlock(&ub->lock);
@@ -330,7 +331,7 @@ int umh_blob_start(struct umh_blob *ub)
 	memset(ub->restart_us, 0, sizeof(ub->restart_us));
 	mutex_unlock(&ub->lock);
 
-	return umh_do_start(ub, UMH_BLOB_FAILED, &disabled);
+	return umh_do_start(ub, UMH_BLOB_FAILED, NULL);
 }
 
 UMH_EXPORT(umh_blob_start);
