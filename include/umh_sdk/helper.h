@@ -189,7 +189,12 @@ void umh_log(int level, const char *fmt, ...)
  * than this; then they leave in one write() (umh__hold()).
  */
 #define UMH__HOLD_NS		200000
-enum { UMH__OP_UNTIMED, UMH__OP_QUICK, UMH__OP_SLOW };
+/*
+ * An op's state (opstate[]): how many of its timed runs were quick, up to
+ * UMH__QUICK_RUNS, or UMH__OP_SLOW for good once one was not.
+ */
+#define UMH__QUICK_RUNS		4
+#define UMH__OP_SLOW		255
 
 struct umh__helper {
 	const struct umh_proto *proto;
@@ -263,11 +268,12 @@ static inline __u64 umh__now_ns(void)
 /*
  * May the small replies made so far wait for the next request's?  Only if
  * that request is here (its header buffered), its op's handler was quick
- * when last timed, and the first of them has waited less than
- * UMH__HOLD_NS.  Replies to requests that came together then leave in one
- * write(), which wakes the kernel's reader once.  A reply so waits at most
- * UMH__HOLD_NS plus one run of a handler that was quick the time before
- * ("Replies that leave together" in Documentation/channel.rst).
+ * every time it was timed, at least UMH__QUICK_RUNS times, and the first
+ * of them has waited less than UMH__HOLD_NS.  Replies to requests that
+ * came together then leave in one write(), which wakes the kernel's
+ * reader once.  A reply so waits at most UMH__HOLD_NS plus one run of a
+ * handler that had never been slow; after that run the op is slow for
+ * good ("Replies that leave together" in Documentation/channel.rst).
  */
 static inline int umh__hold(struct umh__helper *h)
 {
@@ -278,7 +284,9 @@ static inline int umh__hold(struct umh__helper *h)
 	    h->blen + sizeof(next) + UMH__SMALL_REPLY > sizeof(h->batch))
 		return 0;
 	memcpy(&next, h->ib + h->ihead, sizeof(next));
-	if (next.op >= h->proto->n_ops || h->opstate[next.op] != UMH__OP_QUICK)
+	if (next.op >= h->proto->n_ops ||
+	    h->opstate[next.op] < UMH__QUICK_RUNS ||
+	    h->opstate[next.op] == UMH__OP_SLOW)
 		return 0;
 	now = umh__now_ns();
 	if (!h->held_ns)
@@ -464,15 +472,20 @@ static inline int umh__dispatch(struct umh__helper *h,
 	/*
 	 * Time the handler when replies wait for it, or may wait for its
 	 * next run: more requests are buffered (umh__hold()).  Replies wait
-	 * only for a handler whose last timed run was quick.
+	 * only for a handler that was never slow; one slow run is enough to
+	 * stop that for good, however quick the runs after it.
 	 */
-	timed = h->opstate && (h->blen || h->itail > h->ihead);
+	timed = h->opstate && h->opstate[req->op] != UMH__OP_SLOW &&
+		(h->blen || h->itail > h->ihead);
 	if (timed)
 		t0 = umh__now_ns();
 	status = h->handlers[req->op](h->ctx, h->req, req->len, &h->out);
-	if (timed)
-		h->opstate[req->op] = umh__now_ns() - t0 < UMH__HOLD_NS ?
-				      UMH__OP_QUICK : UMH__OP_SLOW;
+	if (timed) {
+		if (umh__now_ns() - t0 >= UMH__HOLD_NS)
+			h->opstate[req->op] = UMH__OP_SLOW;
+		else if (h->opstate[req->op] < UMH__QUICK_RUNS)
+			h->opstate[req->op]++;
+	}
 	if (status > 0 || status < -UMH_MAX_STATUS_ERRNO) {
 		umh_err("umh: handler of %s returned %d; sending -EIO", d->name,
 			status);
@@ -566,8 +579,10 @@ static inline int umh_helper_run(const struct umh_proto *proto,
 	 * A built-in helper starts in the SDK's private mount, where the
 	 * kernel makes its FIFOs: leave it.
 	 */
-	if (chdir("/"))
+	if (chdir("/")) {
+		umh_err("umh: chdir(\"/\") failed: %s", strerror(errno));
 		return UMH_EXIT_SANDBOX;
+	}
 #ifdef __GLIBC__
 	/*
 	 * A fixed threshold: what is freed above it is unmapped at once.

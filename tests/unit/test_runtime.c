@@ -915,13 +915,40 @@ static int rt_batch(struct umh_host *h, const __u16 *ops, const __u32 *block,
 	return rep ? umh_host_read_reply_raw(h, rep, rep_len, &got, 5000) : 0;
 }
 
+/*
+ * A quick request, then the gate blocking until SIGUSR1: the quick reply
+ * must leave before the gate is released (a held one would time out).
+ */
+static void rt_gate_not_waited(struct umh_host *h, const char *what,
+			       size_t gate_rep, size_t st_rep)
+{
+	static const __u16 gated[2] = { 1, 9 };
+	static const __u32 blocks[2] = { 0, 1 };
+	unsigned char rep[sizeof(struct umh_hdr) + sizeof(struct rt_gate) +
+			  sizeof(struct umh_hdr) + sizeof(struct rt_status_rep)];
+	struct umh_hdr hdr;
+	int r;
+
+	r = rt_batch(h, gated, blocks, 2, rep, st_rep);
+	memcpy(&hdr, rep, sizeof(hdr));
+	ok(r == 0 && hdr.id == h->next_id - 1 && hdr.status == 0,
+	   "a reply does not wait for a handler %s (%d)", what, r);
+	usleep(2000);
+	umh_host_kill(h, SIGUSR1);
+	r = umh_host_read_reply_raw(h, rep, gate_rep, NULL, 5000);
+	memcpy(&hdr, rep, sizeof(hdr));
+	ok(r == 0 && hdr.id == h->next_id, "...whose reply comes once it is done");
+}
+
 static void test_held_replies(void)
 {
 	const size_t st_rep = sizeof(struct umh_hdr) +
 			      sizeof(struct rt_status_rep);
 	const size_t gate_rep = sizeof(struct umh_hdr) + sizeof(struct rt_gate);
 	static const __u16 three[3] = { 1, 1, 1 }, gated[2] = { 1, 9 };
+	static const __u16 gate_first[2] = { 9, 1 };
 	static const __u32 none[3], blocks[2] = { 0, 1 };
+	static const __u32 unblocked[2], blocks_first[2] = { 1, 0 };
 	unsigned char rep[3 * sizeof(struct umh_hdr) +
 			  3 * sizeof(struct rt_status_rep)];
 	struct umh_hdr hdr;
@@ -972,6 +999,31 @@ static void test_held_replies(void)
 		memcpy(&hdr, rep, sizeof(hdr));
 		ok(r == 0 && hdr.id == h.next_id, "...whose reply comes once it is done");
 	}
+
+	/*
+	 * One quick timed run (a request buffered behind the gate) is not
+	 * enough for a reply to wait for the gate's next run.
+	 */
+	r = rt_batch(&h, gate_first, unblocked, 2, rep, gate_rep + st_rep);
+	ok(r == 0, "the gate timed once, quick (%d)", r);
+	rt_gate_not_waited(&h, "that was quick once", gate_rep, st_rep);
+	/*
+	 * Slow once while timed, then quick many times: its reply still
+	 * does not wait for it.
+	 */
+	r = rt_batch(&h, gate_first, blocks_first, 2, NULL, 0);
+	usleep(2000);
+	umh_host_kill(&h, SIGUSR1);
+	if (!r)
+		r = umh_host_read_reply_raw(&h, rep, gate_rep + st_rep, NULL,
+					    5000);
+	ok(r == 0, "the gate timed once, slow (%d)", r);
+	for (i = 0; i < 2 * UMH__QUICK_RUNS && !r; i++)
+		r = rt_batch(&h, gate_first, unblocked, 2, rep,
+			     gate_rep + st_rep);
+	ok(r == 0, "then timed %d times, quick (%d)", 2 * UMH__QUICK_RUNS, r);
+	rt_gate_not_waited(&h, "that was slow once, quick since", gate_rep,
+			   st_rep);
 	is(h.violations, 0, "no protocol violation");
 	is(finish(&h), 0, "EOF: exit 0");
 }
