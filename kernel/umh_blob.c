@@ -630,6 +630,44 @@ pid_t umh_blob_pid(struct umh_blob *ub)
 UMH_EXPORT(umh_blob_pid);
 
 /**
+ * umh_blob_restart() - replace the running helper with a new one
+ * @ub:		the helper
+ * @pid:	the helper to replace, as umh_blob_pid() gave it
+ * @why:	what went wrong, for the log
+ *
+ * For a module that finds the helper's state no longer matches its own
+ * and cannot put it back (the helper refused a replay of it): the helper
+ * is killed as if it had crashed, its calls in flight fail with
+ * -ECONNABORTED, and a new one starts, with on_start, counted against
+ * max_restarts.  @pid keeps a late caller from killing a helper that
+ * started since, whose on_start has given it the module's state.
+ *
+ * Context: process context; sleeps (takes the blob's mutex).
+ * Return: 0 if helper @pid was running and is being replaced, -ESRCH if
+ * it is not the running helper (it exited, or another one runs).
+ */
+int umh_blob_restart(struct umh_blob *ub, pid_t pid, const char *why)
+{
+	struct umh_proc *p = NULL;
+
+	mutex_lock(&ub->lock);
+	if (pid > 0 && ub->proc && !READ_ONCE(ub->proc->dead) &&
+	    umh_proc_pid_nr(ub->proc) == pid) {
+		p = ub->proc;
+		kref_get(&p->ref);
+	}
+	mutex_unlock(&ub->lock);
+	if (!p)
+		return -ESRCH;
+	pr_warn("%s: replacing helper pid %d: %s\n", ub->name, pid, why);
+	umh_proc_fail(p, -ECONNABORTED);
+	umh_proc_put(p);
+	return 0;
+}
+
+UMH_EXPORT(umh_blob_restart);
+
+/**
  * umh_blob_get_state() - where the helper is in its life cycle
  * @ub:	the helper
  *

@@ -84,6 +84,7 @@ void umh_blob_stop(struct umh_blob *ub);
 void umh_blob_destroy(struct umh_blob *ub);
 int umh_blob_ping(struct umh_blob *ub, unsigned int timeout_ms);
 pid_t umh_blob_pid(struct umh_blob *ub);
+int umh_blob_restart(struct umh_blob *ub, pid_t pid, const char *why);
 enum umh_blob_state umh_blob_get_state(struct umh_blob *ub);
 
 /*

@@ -173,27 +173,35 @@ static int bpf_on_start(struct umh_blob *ub, void *priv)
 /*
  * Give the helper the state the module holds: after a restart that may
  * have replayed an older state, or after the helper broke the protocol
- * in the middle of a change it may have applied.
+ * in the middle of a change it may have applied.  A helper that refuses
+ * it while it runs on would go on answering from a table that is not
+ * the one in force: it is replaced, and the new one's on_start replays
+ * the module's state.  (One that is gone or timed out is being restarted
+ * already, and the helper that runs next has the state from on_start.)
  */
-static int bpf_resync(void)
+static void bpf_resync(void)
 {
 	struct bpf_state *st = bpf_state_get(NULL);
+	pid_t pid = umh_blob_pid(bpf_ub);
 	int ret;
 
 	ret = bpf_restore(bpf_ub, st);
-	if (ret)
+	if (ret) {
 		pr_err("putting the ruleset back into the helper failed: %d\n",
 		       ret);
+		umh_blob_restart(bpf_ub, pid,
+				 "its ruleset is not the one in force");
+	}
 	bpf_state_put(st);
-	return ret;
 }
 
 /*
  * Make @st the state to replay, after the helper accepted it.  A helper
  * that started since @starts may have been given the previous state: give
  * it this one.  Called under bpf_set_lock, so @st stays the current state.
+ * The change is made: whatever the resync does, the caller is told so.
  */
-static int bpf_commit(struct bpf_state *st, unsigned long starts)
+static void bpf_commit(struct bpf_state *st, unsigned long starts)
 {
 	struct bpf_state *old;
 	bool raced;
@@ -204,7 +212,8 @@ static int bpf_commit(struct bpf_state *st, unsigned long starts)
 	raced = bpf_starts != starts;
 	mutex_unlock(&bpf_state_lock);
 	bpf_state_put(old);
-	return raced ? bpf_resync() : 0;
+	if (raced)
+		bpf_resync();
 }
 
 /*
@@ -342,7 +351,7 @@ static int bpf_replace(sockptr_t arg, unsigned int len)
 		dp = NULL;
 		/* Replay form: counters for the new entries, all zero. */
 		((struct ipt_replace *)st->data)->num_counters = st->number;
-		ret = bpf_commit(st, starts);
+		bpf_commit(st, starts);
 		st = NULL;
 	}
 out_unlock:
@@ -420,7 +429,7 @@ static int bpf_add_counters(sockptr_t arg, unsigned int len)
 		ctr[i].pcnt += add[i].pcnt;
 		ctr[i].bcnt += add[i].bcnt;
 	}
-	ret = bpf_commit(st, starts);
+	bpf_commit(st, starts);
 	st = NULL;
 out_unlock:
 	mutex_unlock(&bpf_set_lock);

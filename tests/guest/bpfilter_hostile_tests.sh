@@ -66,6 +66,33 @@ hostile_refused() {
 	state_is running || fail "helper state $(<$S/state)"
 }
 
+# A helper that takes a table the module then refuses (its answer is one
+# counter short), and refuses the module's ruleset put back: the module
+# must replace it, and the new helper must hold the module's ruleset, the
+# one in force.  Before, that helper went on answering iptables from the
+# refused table.
+test_stale() {
+	local before after pid r0 out tag="bpfilter_hostile: stale $RANDOM"
+	before=$($IPT-save | grep -v '^#')
+	pid=$(<$S/pid)
+	r0=$(<$S/restarts)
+	echo "$tag" >/dev/kmsg
+	if out=$($IPT -I INPUT -m comment --comment "hostile:stale" -j ACCEPT 2>&1); then
+		fail "iptables accepted a change the helper answered wrongly"
+	fi
+	echo "iptables said: $out"
+	wait_for 5 pid_changed "$pid" || fail "helper $pid was not replaced"
+	wait_for 5 state_is running || fail "helper state $(<$S/state)"
+	[ "$(<$S/restarts)" = $((r0 + 1)) ] ||
+		fail "restarts $r0 -> $(<$S/restarts)"
+	after=$($IPT-save | grep -v '^#')
+	[ "$before" = "$after" ] ||
+		fail "the helper's table is not the one in force: $after"
+	dmesg | sed -n "/$tag/,\$p" | grep -q 'replacing helper pid' ||
+		fail "no log line of the replacement: $(dmesg | sed -n "/$tag/,\$p")"
+	! pings || fail "the old program is no longer in force: the peer's ping passed"
+}
+
 # The programs and maps of bpfilter, as bpftool lists them.
 bpf_objects() {
 	{ bpftool prog show; bpftool map show; } 2>&1 |
@@ -126,6 +153,7 @@ t "a program whose length is not its instruction count is refused" \
 	hostile_refused count 'breaks the contract'
 t "a program over the size cap is refused" \
 	hostile_refused huge 'larger than'
+t "a helper that keeps a table the module refused is replaced" test_stale
 t "a verdict that is no verdict drops the packet" test_verdict
 t "rmmod unloads it and its helper" test_unload
 t "no kernel warnings" test_dmesg_clean

@@ -6,10 +6,12 @@
  * except that its COMPILE answer passes through hostile_compile(): when the
  * table carries a comment "hostile:<how>" (iptables-legacy -m comment
  * --comment hostile:loop ...), the program the sample's generator emitted
- * is broken that way before it goes to the module.  Without such a comment
- * the helper is honest.  tests/guest/bpfilter_hostile_tests.sh checks that
- * the module refuses each broken program, counts it, and keeps the old one
- * in force.
+ * is broken that way before it goes to the module.  "hostile:stale" lies
+ * in the REPLACE answer instead, and the helper then refuses to restore
+ * (hostile_replace()).  Without such a comment the helper is honest.
+ * tests/guest/bpfilter_hostile_tests.sh checks that the module refuses
+ * each broken program, counts it, and keeps the old one in force; and
+ * that it replaces a helper that keeps a table it refused.
  */
 #include <linux/bpf.h>
 #include <string.h>
@@ -26,7 +28,10 @@ static int hostile_run(const struct umh_proto *proto,
 
 #define TAG	"hostile:"
 
-static umh_handler_fn honest_compile;
+static umh_handler_fn honest_compile, honest_replace, honest_restore;
+
+/* Set once this helper took a "hostile:stale" table. */
+static int holds_stale;
 
 /* The word after "hostile:" in the request (a comment match's text). */
 static const char *hostile_how(const void *req, size_t len, char *buf,
@@ -72,6 +77,8 @@ static int hostile_compile(void *ctx, const void *req, size_t len,
 	hdr = out->buf;
 	insn = (struct bpf_insn *)((char *)out->buf + sizeof(*hdr) +
 				   hdr->n_ifaces * sizeof(struct bpfilter_iface));
+	if (!strcmp(how, "stale"))
+		return 0;	/* the lie is in the replace (below) */
 	umh_info("hostile: breaking the program (%u instructions): %s",
 		 hdr->n_insns, how);
 	if (!strcmp(how, "loop")) {
@@ -145,6 +152,39 @@ static int hostile_compile(void *ctx, const void *req, size_t len,
 	return 0;
 }
 
+/*
+ * "hostile:stale": take the table, but answer with one counter too few,
+ * so that the module refuses the change and puts its ruleset back; then
+ * refuse that (and any) restore, keeping the table the module refused.
+ */
+static int hostile_replace(void *ctx, const void *req, size_t len,
+			   struct umh_out *out)
+{
+	char how[32];
+	int ret;
+
+	ret = honest_replace(ctx, req, len, out);
+	if (ret || !hostile_how(req, len, how, sizeof(how)) ||
+	    strcmp(how, "stale"))
+		return ret;
+	if (out->len >= sizeof(struct xt_counters))
+		out->len -= sizeof(struct xt_counters);
+	holds_stale = 1;
+	umh_info("hostile: took the table, answering with %zu bytes of counters",
+		 out->len);
+	return 0;
+}
+
+static int hostile_restore(void *ctx, const void *req, size_t len,
+			   struct umh_out *out)
+{
+	if (holds_stale) {
+		umh_info("hostile: refusing the restore, keeping the stale table");
+		return -ENOMEM;
+	}
+	return honest_restore(ctx, req, len, out);
+}
+
 static int hostile_run(const struct umh_proto *proto,
 		       const umh_handler_fn *handlers, void *ctx,
 		       const struct umh_sandbox *sb)
@@ -156,5 +196,9 @@ static int hostile_run(const struct umh_proto *proto,
 	memcpy(table, handlers, sizeof(table));
 	honest_compile = table[BPFILTER_OP_COMPILE];
 	table[BPFILTER_OP_COMPILE] = hostile_compile;
+	honest_replace = table[BPFILTER_OP_REPLACE];
+	table[BPFILTER_OP_REPLACE] = hostile_replace;
+	honest_restore = table[BPFILTER_OP_RESTORE];
+	table[BPFILTER_OP_RESTORE] = hostile_restore;
 	return umh_helper_run(proto, table, ctx, sb);
 }
