@@ -44,10 +44,14 @@
 UMH_IMPORT_NS_BPF_INTERNAL();
 
 /*
- * Devices of init_net that match at least one interface pattern.  A
- * device beyond this many gets a warning and matches no pattern.
+ * Devices of init_net that may match interface patterns: the interface
+ * map's size.  A ruleset that more devices match is refused, and so is a
+ * device that would be one too many (bpf_dp_netdev_event()).
  */
-#define BPF_DP_MAX_DEVS		65536U
+static unsigned int max_devices = 65536;
+module_param(max_devices, uint, 0444);
+MODULE_PARM_DESC(max_devices,
+		 "devices that may match a ruleset's -i/-o patterns (1..65536)");
 
 static unsigned int programs_loaded;
 module_param(programs_loaded, uint, 0444);
@@ -157,8 +161,13 @@ static bool bpf_dp_iface_match(const char *name,
 	return true;
 }
 
-/* Bring @dev's entry of @dp's interface map up to date.  Under RTNL. */
-static void bpf_dp_dev_update(struct bpf_dp *dp, struct net_device *dev)
+/*
+ * Bring @dev's entry of @dp's interface map up to date.  Under RTNL.
+ * Return: 0, or why the entry could not be stored (-ENOMEM, -E2BIG: more
+ * matching devices than the map holds); the device then matches no
+ * pattern of @dp.
+ */
+static int bpf_dp_dev_update(struct bpf_dp *dp, struct net_device *dev)
 {
 	struct bpf_map *map = dp->maps[BPFILTER_MAP_IFACES];
 	char name[IFNAMSIZ];
@@ -168,7 +177,7 @@ static void bpf_dp_dev_update(struct bpf_dp *dp, struct net_device *dev)
 	int err;
 
 	if (!dp->n_ifaces)
-		return;
+		return 0;
 	memcpy(name, dev->name, sizeof(name));
 	memset(dp->bits, 0, dp->words * sizeof(u64));
 	for (j = 0; j < dp->n_ifaces; j++) {
@@ -185,9 +194,7 @@ static void bpf_dp_dev_update(struct bpf_dp *dp, struct net_device *dev)
 		err = map->ops->map_delete_elem(map, &key);
 	rcu_read_unlock();
 	migrate_enable();
-	if (err && err != -ENOENT)
-		pr_warn_ratelimited("interface %s (%d): its rules' -i/-o cannot be matched: %d\n",
-				    name, key, err);
+	return err == -ENOENT ? 0 : err;
 }
 
 static void bpf_dp_dev_remove(struct bpf_dp *dp, int ifindex)
@@ -204,25 +211,48 @@ static void bpf_dp_dev_remove(struct bpf_dp *dp, int ifindex)
 	migrate_enable();
 }
 
+/*
+ * A ruleset loaded and about to be put in force (bpf_dp_stage()): its
+ * interface map is kept up to date along with the active one's.  Set and
+ * cleared by the holder of the module's set lock, under RTNL.
+ */
+static struct bpf_dp *bpf_dp_staged;
+
+/*
+ * A device registered or renamed gets its entries in the rulesets' maps
+ * before anything can send through it.  One that cannot be stored is
+ * refused (the registration or the rename fails with the errno), rather
+ * than left matching none of the patterns it should match.
+ */
 static int bpf_dp_netdev_event(struct notifier_block *nb, unsigned long event,
 			       void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct bpf_dp *dp;
+	struct bpf_dp *dp[2];
+	int i, err = 0;
 
 	if (!net_eq(dev_net(dev), &init_net))
 		return NOTIFY_DONE;
-	dp = rcu_dereference_protected(bpf_dp_active, lockdep_rtnl_is_held());
-	if (!dp)
-		return NOTIFY_DONE;
-	switch (event) {
-	case NETDEV_REGISTER:
-	case NETDEV_CHANGENAME:
-		bpf_dp_dev_update(dp, dev);
-		break;
-	case NETDEV_UNREGISTER:
-		bpf_dp_dev_remove(dp, dev->ifindex);
-		break;
+	dp[0] = rcu_dereference_protected(bpf_dp_active, lockdep_rtnl_is_held());
+	dp[1] = bpf_dp_staged;
+	for (i = 0; i < ARRAY_SIZE(dp); i++) {
+		if (!dp[i])
+			continue;
+		switch (event) {
+		case NETDEV_REGISTER:
+		case NETDEV_CHANGENAME:
+			if (!err)
+				err = bpf_dp_dev_update(dp[i], dev);
+			break;
+		case NETDEV_UNREGISTER:
+			bpf_dp_dev_remove(dp[i], dev->ifindex);
+			break;
+		}
+	}
+	if (err) {
+		pr_warn_ratelimited("refusing interface %s: the ruleset cannot store its -i/-o entry (%d; max_devices is %u)\n",
+				    dev->name, err, max_devices);
+		return notifier_from_errno(err);
 	}
 	return NOTIFY_DONE;
 }
@@ -354,7 +384,7 @@ static void bpf_dp_load_fn(struct work_struct *work)
 	 */
 	fds[BPFILTER_MAP_IFACES] =
 		bpf_dp_map_create(BPF_MAP_TYPE_HASH, dp->words * sizeof(u64),
-				  dp->n_ifaces ? BPF_DP_MAX_DEVS : 1,
+				  dp->n_ifaces ? max_devices : 1,
 				  BPF_F_NO_PREALLOC, "bpfilter_if");
 	ret = min(fds[0], fds[1]);
 	if (ret < 0) {
@@ -414,6 +444,11 @@ void bpf_dp_free(struct bpf_dp *dp)
 
 	if (!dp)
 		return;
+	if (READ_ONCE(bpf_dp_staged) == dp) {
+		rtnl_lock();
+		WRITE_ONCE(bpf_dp_staged, NULL);
+		rtnl_unlock();
+	}
 	if (dp->prog)
 		bpf_prog_put(dp->prog);
 	for (i = 0; i < BPFILTER_NR_MAPS; i++)
@@ -552,25 +587,56 @@ static void bpf_dp_sum(const struct bpf_dp *dp, struct xt_counters *c, u32 n)
 }
 
 /**
- * bpf_dp_install() - put a ruleset in force
+ * bpf_dp_stage() - ready a loaded ruleset to be put in force
  * @dp:		from bpf_dp_load()
+ *
+ * Fills @dp's interface map for the devices there are now, and keeps it
+ * up to date as devices come, go and are renamed, until bpf_dp_install()
+ * or bpf_dp_free().  Called with the module's set lock held, before the
+ * helper is given the table, so that a ruleset whose devices cannot all
+ * be stored is refused while nothing has changed.
+ *
+ * Return: 0, -ENOMEM, or -E2BIG if more devices match the ruleset's
+ * interface patterns than max_devices.
+ */
+int bpf_dp_stage(struct bpf_dp *dp)
+{
+	struct net_device *dev;
+	int err = 0;
+
+	rtnl_lock();
+	for_each_netdev(&init_net, dev) {
+		err = bpf_dp_dev_update(dp, dev);
+		if (err) {
+			pr_warn("ruleset refused: interface %s cannot be stored for its -i/-o patterns (%d; max_devices is %u)\n",
+				dev->name, err, max_devices);
+			break;
+		}
+	}
+	if (!err)
+		WRITE_ONCE(bpf_dp_staged, dp);
+	rtnl_unlock();
+	return err;
+}
+
+/**
+ * bpf_dp_install() - put a ruleset in force
+ * @dp:		from bpf_dp_stage()
  * @old:	the replaced table's counters; the packets the replaced
  *		program counted are added (may be NULL)
  * @n_old:	entries in @old; they are added only if the replaced
  *		program was compiled for that many
  *
- * Fills the interface map for the devices there are now, makes @dp the
- * program every hook runs, waits until no CPU runs the old one, then
- * reads and frees it.  Called with the module's set lock held.
+ * Makes @dp the program every hook runs, waits until no CPU runs the old
+ * one, then reads and frees it.  Called with the module's set lock held.
  */
 void bpf_dp_install(struct bpf_dp *dp, struct xt_counters *old, u32 n_old)
 {
-	struct net_device *dev;
 	struct bpf_dp *prev;
 
 	rtnl_lock();
-	for_each_netdev(&init_net, dev)
-		bpf_dp_dev_update(dp, dev);
+	WARN_ON_ONCE(bpf_dp_staged != dp);
+	WRITE_ONCE(bpf_dp_staged, NULL);
 	prev = rcu_replace_pointer(bpf_dp_active, dp, lockdep_rtnl_is_held());
 	rtnl_unlock();
 	if (!prev)
@@ -667,6 +733,10 @@ int bpf_dp_init(void)
 {
 	int ret = -ENOMEM;
 
+	if (!max_devices || max_devices > 65536) {
+		pr_err("max_devices is %u: it must be 1..65536\n", max_devices);
+		return -EINVAL;
+	}
 	bpf_dp_cred = bpf_dp_make_cred();
 	if (!bpf_dp_cred)
 		return -ENOMEM;

@@ -17,6 +17,7 @@ int bpf_dp_hook_up(void);
 void bpf_dp_exit(void);
 struct bpf_dp *bpf_dp_load(void *prog, size_t len, u32 number);
 void bpf_dp_free(struct bpf_dp *dp);
+int bpf_dp_stage(struct bpf_dp *dp);
 void bpf_dp_install(struct bpf_dp *dp, struct xt_counters *old, u32 n_old);
 int bpf_dp_add_counters(void *entries, size_t size);
 size_t bpf_dp_prog_cap(u32 number);

@@ -334,6 +334,9 @@ static int bpf_replace(sockptr_t arg, unsigned int len)
 		dp = NULL;
 		goto out_unlock;
 	}
+	ret = bpf_dp_stage(dp);
+	if (ret)
+		goto out_unlock;
 	ret = bpfilter_call_replace_tmo(bpf_ub, st->data, req_len, old, cap,
 					&rep_len, timeout_ms);
 	if (!ret && (!cap || rep_len != cap)) {
@@ -692,6 +695,7 @@ static int __init bpf_enforce_initial(void)
 {
 	const struct ipt_replace *repl = (const void *)bpf_state->data;
 	struct bpf_dp *dp;
+	int ret;
 
 	dp = bpf_compile(bpf_state->data, sizeof(*repl) + repl->size,
 			 bpf_state->number);
@@ -699,6 +703,11 @@ static int __init bpf_enforce_initial(void)
 		pr_err("loading the initial table's program failed: %ld\n",
 		       PTR_ERR(dp));
 		return PTR_ERR(dp);
+	}
+	ret = bpf_dp_stage(dp);
+	if (ret) {
+		bpf_dp_free(dp);
+		return ret;
 	}
 	bpf_dp_install(dp, NULL, 0);
 	return bpf_dp_hook_up();

@@ -383,6 +383,42 @@ test_rmmod() {
 	unload_real
 }
 
+# Loaded with room for 2 devices matching -i/-o patterns: a ruleset that
+# 3 devices match is refused whole, with a dmesg line, and the old one
+# stays; once in force, a device that would be the third matching one is
+# refused, registered or renamed.  (Before, the ruleset was put in force
+# with the third device matching none of its patterns.)
+test_max_devices() {
+	local out tag="bpfilter: max_devices $RANDOM"
+	insmod "$KO" max_devices=0 2>/dev/null && { rmmod bpfilter; fail "max_devices=0 accepted"; }
+	insmod "$KO" max_devices=2 || fail "insmod max_devices=2: $(dmesg | tail -n 3)"
+	echo "$tag" >/dev/kmsg
+	for i in 0 1 2; do
+		ip link add "bpd$i" type veth peer name "bpe$i" || fail "ip link add bpd$i"
+	done
+	if out=$($IPT -A INPUT -i bpd+ -j DROP 2>&1); then
+		fail "a ruleset that 3 devices match was put in force"
+	fi
+	echo "iptables said: $out"
+	[ -z "$($IPT -S INPUT | grep -- '-i bpd+')" ] || fail "the refused rule is listed: $($IPT -S INPUT)"
+	dmesg | sed -n "/$tag/,\$p" | grep -q 'ruleset refused: interface bpd' ||
+		fail "no dmesg line: $(dmesg | sed -n "/$tag/,\$p")"
+	ip link del bpd2 || fail "ip link del bpd2"
+	$IPT -A INPUT -i bpd+ -j DROP || fail "a ruleset that 2 devices match was refused"
+	ip link add bpd2 type veth peer name bpe2 2>/dev/null &&
+		fail "a third matching device was registered"
+	ip link show bpd2 >/dev/null 2>&1 && fail "bpd2 exists"
+	ip link add other0 type veth peer name othe0 || fail "a device no pattern matches was refused"
+	ip link set other0 name bpd9 2>/dev/null && fail "a rename to a third matching device was taken"
+	ip link show other0 >/dev/null 2>&1 || fail "other0 lost its name"
+	dmesg | sed -n "/$tag/,\$p" | grep -q 'refusing interface' ||
+		fail "no dmesg line for the refused device: $(dmesg | sed -n "/$tag/,\$p")"
+	ip link del other0
+	for i in 0 1; do ip link del "bpd$i"; done
+	$IPT -F INPUT || fail "flush"
+	rmmod bpfilter || fail "rmmod"
+}
+
 progress "ipt_raw under the real ip_tables (about a minute under TCG)"
 t "reference: ipt_raw under the real ip_tables, table unchanged" test_reference
 t "insmod bpfilter.ko while ip_tables is loaded fails, dmesg says why" test_insmod_busy
@@ -410,6 +446,7 @@ progress "10,000 rules: restore, save, flush"
 t "10,000 rules in user chains: restore (compiled, verified, in force), save gives them back, flush" test_big_table
 t "chains jumped to from many rules, nested: refused before the verifier, nothing changes" test_fanout_refused
 t "rmmod: no helper left, ip_tables can take the sockopt range again" test_rmmod
+t "max_devices=2: a ruleset 3 devices match is refused, and so is a third matching device" test_max_devices
 t "dmesg free of WARNING/BUG/Oops/lockup reports" test_dmesg_clean
 
 rm -rf "$T"
