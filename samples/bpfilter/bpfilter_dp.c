@@ -606,6 +606,8 @@ int bpf_dp_stage(struct bpf_dp *dp)
 
 	rtnl_lock();
 	for_each_netdev(&init_net, dev) {
+		/* Up to 4,096 patterns a device, for thousands of devices. */
+		cond_resched();
 		err = bpf_dp_dev_update(dp, dev);
 		if (err) {
 			pr_warn("ruleset refused: interface %s cannot be stored for its -i/-o patterns (%d; max_devices is %u)\n",
