@@ -8,6 +8,9 @@
  *                               at once; print "started S busy B other O ERR"
  *   lifecycle_client kfds 1|0   a kernel worker opens (1) or closes (0)
  *                               files in the kernel threads' file table
+ *   lifecycle_client restart PID
+ *                               umh_blob_restart() of helper PID; prints
+ *                               nothing, or the errno's name
  *
  * Exit status 0 on success, 1 if the ioctl failed, 2 on a usage error.
  */
@@ -27,9 +30,9 @@ int main(int argc, char **argv)
 
 	if (argc < 2 ||
 	    (strcmp(argv[1], "ping") && strcmp(argv[1], "start") &&
-	     strcmp(argv[1], "kfds")) ||
+	     strcmp(argv[1], "kfds") && strcmp(argv[1], "restart")) ||
 	    (strcmp(argv[1], "ping") && argc != 3)) {
-		fprintf(stderr, "usage: lifecycle_client ping | start N | kfds 1|0\n");
+		fprintf(stderr, "usage: lifecycle_client ping | start N | kfds 1|0 | restart PID\n");
 		return 2;
 	}
 	dev = open("/dev/lifecycle_umh", O_RDWR | O_CLOEXEC);
@@ -45,6 +48,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		printf("%u\n", pid);
+	} else if (!strcmp(argv[1], "restart")) {
+		if (ioctl(dev, LC_IOC_RESTART, strtoul(argv[2], NULL, 10))) {
+			printf("%s\n", strerrorname_np(errno) ?: "?");
+			return 1;
+		}
 	} else if (!strcmp(argv[1], "kfds")) {
 		if (ioctl(dev, LC_IOC_KFDS, (unsigned long)atoi(argv[2]))) {
 			printf("%s\n", strerrorname_np(errno) ?: "?");

@@ -4,7 +4,8 @@
 # Life-cycle tests: one per finding of the review of kernel/umh_blob.c in
 # issue 13, and one from a later review (a helper restarted while a kernel
 # thread holds files), each asserting the behaviour after the fix (and
-# failing before it).  Runs INSIDE a test guest (see tests/qemu/guest.sh) as root; $1 is a
+# failing before it); and one of umh_blob_restart(), which a review of the
+# bpfilter sample added.  Runs INSIDE a test guest (see tests/qemu/guest.sh) as root; $1 is a
 # build tree holding the modules built for the running kernel and the
 # static hostile_client and lifecycle_client.  Prints TAP lines.
 #
@@ -458,6 +459,30 @@ test_kthread_files() {
 	echo "helper $pid0 killed, $pid1 answered; its fds 0..2: $(for fd in 0 1 2; do readlink /proc/"$pid1"/fd/$fd; done | xargs)"
 }
 
+# umh_blob_restart(): the named helper is replaced, as after a crash
+# (counted, on_start run again); a pid that is not the running helper's
+# (the one just replaced, or 0) is ESRCH and kills nothing.
+test_restart_api() {
+	local pid0 pid1 r0 out
+	S=$SL
+	pid0=$("$LC" ping) || fail "ping: $pid0"
+	r0=$(<$S/restarts)
+	set_mark
+	out=$("$LC" restart "$pid0") || fail "restart $pid0: $out"
+	wait_for 5 pid_changed "$pid0" || fail "helper $pid0 not replaced"
+	pid1=$("$LC" ping) || fail "ping after the restart: $pid1"
+	[ "$pid1" != "$pid0" ] || fail "the same helper answers"
+	[ "$(<$S/restarts)" = $((r0 + 1)) ] || fail "restarts $r0 -> $(<$S/restarts)"
+	dmesg_hasE "replacing helper pid $pid0: asked by the test" ||
+		fail "no log line: $(dmesg_since_mark | tail -n 5)"
+	out=$("$LC" restart "$pid0") && fail "restart of the old helper $pid0 accepted"
+	[ "$out" = ESRCH ] || fail "restart of the old helper $pid0: $out"
+	out=$("$LC" restart 0) && fail "restart of pid 0 accepted"
+	[ "$out" = ESRCH ] || fail "restart of pid 0: $out"
+	[ "$("$LC" ping)" = "$pid1" ] || fail "helper $pid1 was replaced by a refused restart"
+	[ "$(<$S/restarts)" = $((r0 + 1)) ] || fail "restarts $r0 -> $(<$S/restarts) after refused restarts"
+}
+
 test_unload() {
 	unload hostile || return 1
 	unload lifecycle || return 1
@@ -477,6 +502,7 @@ t "rmmod while the helper's children flood its stderr: bounded (finding 2)" logg
 t "concurrent umh_blob_start(): one starts, the others get EBUSY (finding 4)" logged test_concurrent_start
 t "umh_blob_call() with a NULL reply buffer: EINVAL (finding 9)" logged test_null_rep
 t "a helper restarted while a kernel worker holds files gets fds 0..3" logged test_kthread_files
+t "umh_blob_restart(): the named helper is replaced; another pid is ESRCH" logged test_restart_api
 t "rmmod leaves no helper" logged test_unload
 t "dmesg free of WARNING/BUG/Oops/lockup reports" logged test_dmesg_clean
 

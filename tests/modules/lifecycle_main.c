@@ -253,6 +253,10 @@ static long lc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 	case LC_IOC_KFDS:
 		return lc_kfds(arg);
+	case LC_IOC_RESTART:
+		if (arg > INT_MAX)
+			return -EINVAL;
+		return umh_blob_restart(ub, (pid_t)arg, "asked by the test");
 	}
 	return -ENOTTY;
 }

@@ -30,5 +30,7 @@ struct lc_ioc_start {
  */
 #define LC_IOC_KFDS	_IO(0xee, 3)
 #define LC_KFDS		4
+/* umh_blob_restart() of the helper whose pid is the argument. */
+#define LC_IOC_RESTART	_IO(0xee, 4)
 
 #endif /* _LIFECYCLE_UAPI_H */
