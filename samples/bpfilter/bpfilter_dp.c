@@ -222,7 +222,8 @@ static struct bpf_dp *bpf_dp_staged;
  * A device registered or renamed gets its entries in the rulesets' maps
  * before anything can send through it.  One that cannot be stored is
  * refused (the registration or the rename fails with the errno), rather
- * than left matching none of the patterns it should match.
+ * than left matching none of the patterns it should match; except one
+ * moved in from another namespace, which the kernel cannot refuse.
  */
 static int bpf_dp_netdev_event(struct notifier_block *nb, unsigned long event,
 			       void *ptr)
@@ -250,8 +251,12 @@ static int bpf_dp_netdev_event(struct notifier_block *nb, unsigned long event,
 		}
 	}
 	if (err) {
-		pr_warn_ratelimited("refusing interface %s: the ruleset cannot store its -i/-o entry (%d; max_devices is %u)\n",
-				    dev->name, err, max_devices);
+		/*
+		 * A device moved in from another namespace cannot be refused
+		 * (the move ignores this answer): it matches no pattern.
+		 */
+		pr_err_ratelimited("interface %s: the ruleset cannot store its -i/-o entry (%d; max_devices is %u): refused, or if moved in from another namespace, matching none of its patterns\n",
+				   dev->name, err, max_devices);
 		return notifier_from_errno(err);
 	}
 	return NOTIFY_DONE;
@@ -446,7 +451,9 @@ void bpf_dp_free(struct bpf_dp *dp)
 		return;
 	if (READ_ONCE(bpf_dp_staged) == dp) {
 		rtnl_lock();
-		WRITE_ONCE(bpf_dp_staged, NULL);
+		/* Another replace may have staged its own since. */
+		if (bpf_dp_staged == dp)
+			WRITE_ONCE(bpf_dp_staged, NULL);
 		rtnl_unlock();
 	}
 	if (dp->prog)

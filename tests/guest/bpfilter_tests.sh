@@ -388,11 +388,27 @@ test_rmmod() {
 # stays; once in force, a device that would be the third matching one is
 # refused, registered or renamed.  (Before, the ruleset was put in force
 # with the third device matching none of its patterns.)
+max_devices_cleanup() {
+	local d
+	for d in bpd0 bpd1 bpd2 bpd9 other0; do ip link del "$d" 2>/dev/null; done
+	[ -d /sys/module/bpfilter ] && { $IPT -F INPUT; rmmod bpfilter; }
+	return 0
+}
+
 test_max_devices() {
+	( max_devices_body )	# its fail ends the subshell, not the cleanup
+	local r=$?
+	max_devices_cleanup
+	return $r
+}
+
+max_devices_body() {
 	local out tag="bpfilter: max_devices $RANDOM"
-	insmod "$KO" max_devices=0 2>/dev/null && { rmmod bpfilter; fail "max_devices=0 accepted"; }
-	insmod "$KO" max_devices=2 || fail "insmod max_devices=2: $(dmesg | tail -n 3)"
 	echo "$tag" >/dev/kmsg
+	insmod "$KO" max_devices=0 2>/dev/null && { rmmod bpfilter; fail "max_devices=0 accepted"; }
+	dmesg | sed -n "/$tag/,\$p" | grep -q 'max_devices is 0: it must be 1..65536' ||
+		fail "no dmesg line for max_devices=0: $(dmesg | tail -n 3)"
+	insmod "$KO" max_devices=2 || fail "insmod max_devices=2: $(dmesg | tail -n 3)"
 	for i in 0 1 2; do
 		ip link add "bpd$i" type veth peer name "bpe$i" || fail "ip link add bpd$i"
 	done
@@ -411,7 +427,7 @@ test_max_devices() {
 	ip link add other0 type veth peer name othe0 || fail "a device no pattern matches was refused"
 	ip link set other0 name bpd9 2>/dev/null && fail "a rename to a third matching device was taken"
 	ip link show other0 >/dev/null 2>&1 || fail "other0 lost its name"
-	dmesg | sed -n "/$tag/,\$p" | grep -q 'refusing interface' ||
+	dmesg | sed -n "/$tag/,\$p" | grep -q 'interface bpd9: the ruleset cannot store' ||
 		fail "no dmesg line for the refused device: $(dmesg | sed -n "/$tag/,\$p")"
 	ip link del other0
 	for i in 0 1; do ip link del "bpd$i"; done
