@@ -644,15 +644,16 @@ UMH_EXPORT(umh_blob_pid);
  *
  * Context: process context; sleeps (takes the blob's mutex).
  * Return: 0 if helper @pid was running and is being replaced, -ESRCH if
- * it is not the running helper (it exited, or another one runs).
+ * it is not the running helper (it exited, another one runs, or it is
+ * still starting: from on_start, fail the start instead).
  */
 int umh_blob_restart(struct umh_blob *ub, pid_t pid, const char *why)
 {
 	struct umh_proc *p = NULL;
 
 	mutex_lock(&ub->lock);
-	if (pid > 0 && ub->proc && !READ_ONCE(ub->proc->dead) &&
-	    umh_proc_pid_nr(ub->proc) == pid) {
+	if (pid > 0 && ub->state == UMH_BLOB_RUNNING && ub->proc &&
+	    !READ_ONCE(ub->proc->dead) && umh_proc_pid_nr(ub->proc) == pid) {
 		p = ub->proc;
 		kref_get(&p->ref);
 	}

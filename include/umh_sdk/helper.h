@@ -209,7 +209,7 @@ struct umh__helper {
 	void *req;
 	size_t req_cap;
 	struct umh_out out;
-	/* per op: UMH__OP_*, how long its handler took when last timed */
+	/* per op: quick timed runs (up to UMH__QUICK_RUNS) or UMH__OP_SLOW */
 	unsigned char *opstate;
 	/* small replies, each header first, not written yet; since when */
 	__u64 held_ns;
