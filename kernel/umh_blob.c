@@ -75,9 +75,9 @@ static void umh_health_work(struct work_struct *work)
  * Start one generation: spawn, handshake, on_start.  Not under ub->lock.
  * The caller has set the state to STARTING and ub->starter to current.
  * On failure the state becomes @fail_state (STOPPED if stopping), and
- * *@disabled (when not NULL) says whether the spawn found user-mode helpers
- * disabled (suspend or shutdown) rather than the helper failing.  On success the
- * health check is armed (it re-arms itself until the stop).
+ * *@disabled (when not NULL) says whether the spawn found user-mode
+ * helpers disabled (suspend or shutdown) rather than the helper failing.
+ * On success the health check is armed (it re-arms itself until the stop).
  *
  * References: the spawn gives us one, which we hold until we return, so
  * that a concurrent umh_blob_stop() (which tears down whatever ub->proc

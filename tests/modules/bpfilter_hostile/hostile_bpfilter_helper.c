@@ -74,11 +74,11 @@ static int hostile_compile(void *ctx, const void *req, size_t len,
 	ret = honest_compile(ctx, req, len, out);
 	if (ret || !hostile_how(req, len, how, sizeof(how)))
 		return ret;
+	if (!strcmp(how, "stale"))
+		return 0;	/* the lie is in the replace (below) */
 	hdr = out->buf;
 	insn = (struct bpf_insn *)((char *)out->buf + sizeof(*hdr) +
 				   hdr->n_ifaces * sizeof(struct bpfilter_iface));
-	if (!strcmp(how, "stale"))
-		return 0;	/* the lie is in the replace (below) */
 	umh_info("hostile: breaking the program (%u instructions): %s",
 		 hdr->n_insns, how);
 	if (!strcmp(how, "loop")) {
