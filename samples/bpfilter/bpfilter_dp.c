@@ -13,7 +13,9 @@
  * descriptors it creates land in the kthreads' table, never in the
  * iptables process's, and are closed when the load ends, the module
  * keeping references.  (They are close-on-exec, and a helper started
- * meanwhile takes its fds 0..3 over from its copy of that table.)
+ * meanwhile takes its fds 0..3 over from its copy of that table.)  The
+ * program and its maps are charged to the memory cgroup of the caller
+ * that asked for the load, not to the workqueue's kthread (the root).
  *
  * The program runs from the module's own hooks at LOCAL_IN, FORWARD and
  * LOCAL_OUT at NF_IP_PRI_FILTER in init_net, the place and priority of
@@ -27,11 +29,13 @@
 #include <linux/cred.h>
 #include <linux/fdtable.h>
 #include <linux/filter.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/rtnetlink.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
@@ -335,6 +339,7 @@ bad:
 
 struct bpf_dp_load {
 	struct work_struct work;
+	struct mem_cgroup *memcg;	/* the caller's, charged for it all */
 	struct bpf_dp *dp;
 	struct bpf_insn *insn;
 	u32 n_insns;
@@ -363,7 +368,8 @@ static int bpf_dp_map_create(u32 type, u32 value_size, u32 max_entries,
 
 /*
  * Runs on bpf_dp_wq under bpf_dp_cred: fds go to the kthreads' table and
- * are closed before this returns.
+ * are closed before this returns.  What it allocates is charged to the
+ * caller's memory cgroup.
  */
 static void bpf_dp_load_fn(struct work_struct *work)
 {
@@ -371,12 +377,14 @@ static void bpf_dp_load_fn(struct work_struct *work)
 	static const char license[] = "GPL";
 	struct bpf_dp *dp = ld->dp;
 	int fds[BPFILTER_NR_MAPS] = { -1, -1 };
+	struct mem_cgroup *old_memcg;
 	const struct cred *old;
 	union bpf_attr attr;
 	struct bpf_prog *prog;
 	int i, pfd = -1, ret;
 
 	old = override_creds(bpf_dp_cred);
+	old_memcg = set_active_memcg(ld->memcg);
 	fds[BPFILTER_MAP_COUNTERS] =
 		bpf_dp_map_create(BPF_MAP_TYPE_ARRAY,
 				  dp->number * sizeof(struct xt_counters) +
@@ -435,6 +443,7 @@ out:
 	for (i = 0; i < BPFILTER_NR_MAPS; i++)
 		if (fds[i] >= 0)
 			close_fd(fds[i]);
+	set_active_memcg(old_memcg);
 	revert_creds(old);
 	ld->ret = ret;
 }
@@ -532,11 +541,14 @@ struct bpf_dp *bpf_dp_load(void *prog, size_t len, u32 number)
 	ld.dp = dp;
 	ld.insn = prog + sizeof(hdr) + ifs_len;
 	ld.n_insns = hdr.n_insns;
+	/* What current would charge: its active memcg, else its mm's. */
+	ld.memcg = get_mem_cgroup_from_mm(NULL);
 	INIT_WORK_ONSTACK(&ld.work, bpf_dp_load_fn);
 	queue_work(bpf_dp_wq, &ld.work);
 	/* Bounded: the verifier stops at its complexity limit. */
 	flush_work(&ld.work);
 	destroy_work_on_stack(&ld.work);
+	mem_cgroup_put(ld.memcg);
 	if (ld.ret) {
 		if (ld.ret != -ENOMEM)
 			programs_refused++;

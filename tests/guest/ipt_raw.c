@@ -15,6 +15,11 @@
  *                     them; or "compat_skip <why>" where this kernel runs
  *                     no int 0x80 from a 64-bit process
  *   ipt_raw compat_probe  only "compat_ok" or "compat_skip <why>"
+ *   ipt_raw info      "size S entries N replace R xlated X": the filter
+ *                     table's size and entries (GET_INFO), sizeof(struct
+ *                     ipt_replace), and the bytes of instructions of the
+ *                     largest BPF program named "bpfilter" as the kernel
+ *                     holds it (0 if none; needs CAP_SYS_ADMIN)
  *
  * The cases start from the table as read at start (num_counters follows
  * the table's number of entries; a case that replaces the table with
@@ -33,9 +38,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <unistd.h>
+#include <linux/bpf.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_comment.h>
@@ -1186,6 +1193,44 @@ static void compat_cases(int probe_only)
 		printf("compat_skip int 0x80 raised signal %d\n", WTERMSIG(status));
 }
 
+/*
+ * xlated_prog_len of the loaded BPF program named "bpfilter" (the largest,
+ * if the one replaced is not freed yet), or 0
+ */
+static unsigned long bpfilter_xlated(void)
+{
+	unsigned long max = 0;
+	union bpf_attr a;
+	__u32 id = 0;
+
+	for (;;) {
+		struct bpf_prog_info info;
+		unsigned long len;
+		int fd;
+
+		memset(&a, 0, sizeof(a));
+		a.start_id = id;
+		if (syscall(__NR_bpf, BPF_PROG_GET_NEXT_ID, &a, sizeof(a)))
+			return max;
+		id = a.next_id;
+		memset(&a, 0, sizeof(a));
+		a.prog_id = id;
+		fd = syscall(__NR_bpf, BPF_PROG_GET_FD_BY_ID, &a, sizeof(a));
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		memset(&a, 0, sizeof(a));
+		a.info.bpf_fd = fd;
+		a.info.info_len = sizeof(info);
+		a.info.info = (__u64)(unsigned long)&info;
+		len = syscall(__NR_bpf, BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)) ?
+		      0 : info.xlated_prog_len;
+		close(fd);
+		if (len > max && !strcmp(info.name, "bpfilter"))
+			max = len;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int err;
@@ -1205,8 +1250,22 @@ int main(int argc, char **argv)
 		compat_cases(!strcmp(argv[1], "compat_probe"));
 		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "info")) {
+		struct ipt_getinfo gi = { .name = "filter" };
+
+		err = get_raw(IPT_SO_GET_INFO, &gi, sizeof(gi), &gi, sizeof(gi));
+		if (err) {
+			printf("get_info %s\n", errname(err));
+			return 1;
+		}
+		/* what the table's IPT_SO_SET_REPLACE carries */
+		printf("size %u entries %u replace %zu xlated %lu\n", gi.size,
+		       gi.num_entries, sizeof(struct ipt_replace),
+		       bpfilter_xlated());
+		return 0;
+	}
 	if (argc > 1)
-		die("usage: ipt_raw [perm | compat | compat_probe]");
+		die("usage: ipt_raw [perm | compat | compat_probe | info]");
 	err = read_table("filter", &start);
 	if (err) {
 		printf("read_table %s\n", errname(err));
