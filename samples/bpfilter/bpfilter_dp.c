@@ -26,6 +26,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bpf.h>
+#include <linux/completion.h>
 #include <linux/cred.h>
 #include <linux/fdtable.h>
 #include <linux/filter.h>
@@ -337,14 +338,32 @@ bad:
 	return -EPROTO;
 }
 
+/*
+ * One load, shared by its caller and the worker.  The caller waits
+ * killably; a caller that is killed leaves the load to the worker, which
+ * frees it when the verifier is done.  @state says who frees it.
+ */
+enum { BPF_DP_LOAD_RUNNING, BPF_DP_LOAD_DONE, BPF_DP_LOAD_ABANDONED };
+
 struct bpf_dp_load {
 	struct work_struct work;
+	struct completion done;
+	atomic_t state;
 	struct mem_cgroup *memcg;	/* the caller's, charged for it all */
 	struct bpf_dp *dp;
-	struct bpf_insn *insn;
+	void *prog;			/* the helper's reply, owned */
+	struct bpf_insn *insn;		/* in @prog */
 	u32 n_insns;
 	int ret;
 };
+
+static void bpf_dp_load_free(struct bpf_dp_load *ld)
+{
+	bpf_dp_free(ld->dp);
+	kvfree(ld->prog);
+	mem_cgroup_put(ld->memcg);
+	kfree(ld);
+}
 
 static int bpf_dp_sys(int cmd, union bpf_attr *attr)
 {
@@ -369,7 +388,8 @@ static int bpf_dp_map_create(u32 type, u32 value_size, u32 max_entries,
 /*
  * Runs on bpf_dp_wq under bpf_dp_cred: fds go to the kthreads' table and
  * are closed before this returns.  What it allocates is charged to the
- * caller's memory cgroup.
+ * caller's memory cgroup.  Hands the load back to its caller, or frees it
+ * if the caller is gone.
  */
 static void bpf_dp_load_fn(struct work_struct *work)
 {
@@ -446,6 +466,14 @@ out:
 	set_active_memcg(old_memcg);
 	revert_creds(old);
 	ld->ret = ret;
+	if (atomic_cmpxchg(&ld->state, BPF_DP_LOAD_RUNNING,
+			   BPF_DP_LOAD_DONE) == BPF_DP_LOAD_ABANDONED) {
+		pr_info("a load whose caller was killed ended (%u instructions): %d\n",
+			ld->n_insns, ret);
+		bpf_dp_load_free(ld);
+		return;
+	}
+	complete(&ld->done);
 }
 
 /**
@@ -497,21 +525,27 @@ size_t bpf_dp_prog_cap(u32 number)
 
 /**
  * bpf_dp_load() - check and load the program the helper compiled
- * @prog:	COMPILE's reply (struct bpfilter_prog_hdr and what follows);
- *		its instructions are patched in place
+ * @prog:	COMPILE's reply (struct bpfilter_prog_hdr and what follows),
+ *		kvmalloc()ed; taken over and freed, its instructions patched
+ *		in place first
  * @len:	bytes in @prog
  * @number:	entries of the table it was compiled for
  *
+ * Waits for the verifier killably: a caller killed meanwhile gets -EINTR
+ * at once, and the verifier's work is finished and thrown away in the
+ * background (a log line when it ends; not counted).
+ *
  * Return: the loaded ruleset, not yet in force; ERR_PTR(-EPROTO) for a
  * reply that breaks the contract (counted in programs_refused, as is a
- * program the verifier refuses: its errno), -ENOMEM.
+ * program the verifier refuses: its errno), -ENOMEM, -EINTR.
  */
 struct bpf_dp *bpf_dp_load(void *prog, size_t len, u32 number)
 {
 	struct bpfilter_prog_hdr hdr;
-	struct bpf_dp_load ld = {};
+	struct bpf_dp_load *ld;
 	struct bpf_dp *dp;
 	size_t ifs_len;
+	int ret;
 
 	if (len < sizeof(hdr))
 		goto proto;
@@ -525,43 +559,63 @@ struct bpf_dp *bpf_dp_load(void *prog, size_t len, u32 number)
 		   (size_t)hdr.n_insns * sizeof(struct bpf_insn))
 		goto proto;
 
-	dp = kvzalloc(struct_size(dp, ifaces, hdr.n_ifaces), GFP_KERNEL_ACCOUNT);
-	if (!dp)
+	ld = kzalloc(sizeof(*ld), GFP_KERNEL_ACCOUNT);
+	if (!ld) {
+		kvfree(prog);
 		return ERR_PTR(-ENOMEM);
+	}
+	ld->prog = prog;
+	/* What current would charge: its active memcg, else its mm's. */
+	ld->memcg = get_mem_cgroup_from_mm(NULL);
+	dp = kvzalloc(struct_size(dp, ifaces, hdr.n_ifaces), GFP_KERNEL_ACCOUNT);
+	if (!dp) {
+		bpf_dp_load_free(ld);
+		return ERR_PTR(-ENOMEM);
+	}
+	ld->dp = dp;
 	dp->number = number;
 	dp->n_ifaces = hdr.n_ifaces;
 	dp->words = BPFILTER_IFACE_WORDS(hdr.n_ifaces);
 	memcpy(dp->ifaces, prog + sizeof(hdr), ifs_len);
 	dp->bits = kcalloc(dp->words, sizeof(u64), GFP_KERNEL_ACCOUNT);
 	if (!dp->bits) {
-		bpf_dp_free(dp);
+		bpf_dp_load_free(ld);
 		return ERR_PTR(-ENOMEM);
 	}
 
-	ld.dp = dp;
-	ld.insn = prog + sizeof(hdr) + ifs_len;
-	ld.n_insns = hdr.n_insns;
-	/* What current would charge: its active memcg, else its mm's. */
-	ld.memcg = get_mem_cgroup_from_mm(NULL);
-	INIT_WORK_ONSTACK(&ld.work, bpf_dp_load_fn);
-	queue_work(bpf_dp_wq, &ld.work);
-	/* Bounded: the verifier stops at its complexity limit. */
-	flush_work(&ld.work);
-	destroy_work_on_stack(&ld.work);
-	mem_cgroup_put(ld.memcg);
-	if (ld.ret) {
-		if (ld.ret != -ENOMEM)
+	ld->insn = prog + sizeof(hdr) + ifs_len;
+	ld->n_insns = hdr.n_insns;
+	init_completion(&ld->done);
+	atomic_set(&ld->state, BPF_DP_LOAD_RUNNING);
+	INIT_WORK(&ld->work, bpf_dp_load_fn);
+	queue_work(bpf_dp_wq, &ld->work);
+	if (wait_for_completion_killable(&ld->done)) {
+		if (atomic_cmpxchg(&ld->state, BPF_DP_LOAD_RUNNING,
+				   BPF_DP_LOAD_ABANDONED) == BPF_DP_LOAD_RUNNING) {
+			pr_info("%s[%d] killed while its program (%u instructions) was being verified: the load finishes in the background\n",
+				current->comm, task_pid_nr(current), ld->n_insns);
+			return ERR_PTR(-EINTR);
+		}
+		/* Done as the signal came: complete() is on its way. */
+		wait_for_completion(&ld->done);
+	}
+	ret = ld->ret;
+	if (ret) {
+		if (ret != -ENOMEM)
 			programs_refused++;
-		bpf_dp_free(dp);
-		return ERR_PTR(ld.ret);
+		bpf_dp_load_free(ld);
+		return ERR_PTR(ret);
 	}
 	programs_loaded++;
+	ld->dp = NULL;
+	bpf_dp_load_free(ld);
 	return dp;
 
 proto:
 	pr_warn("helper program refused: a %zu-byte reply for a table of %u entries breaks the contract\n",
 		len, number);
 	programs_refused++;
+	kvfree(prog);
 	return ERR_PTR(-EPROTO);
 }
 

@@ -243,8 +243,11 @@ static struct bpf_dp *bpf_compile(const void *req, size_t len, u32 number)
 		bpf_dp_refuse_size(cap);
 		ret = -E2BIG;
 	}
-	dp = ret ? ERR_PTR(ret) : bpf_dp_load(buf, rep_len, number);
-	kvfree(buf);
+	if (ret) {
+		kvfree(buf);
+		return ERR_PTR(ret);
+	}
+	dp = bpf_dp_load(buf, rep_len, number);	/* frees buf */
 	/* A verifier refusal is not the caller's missing privilege. */
 	if (dp == ERR_PTR(-EACCES) || dp == ERR_PTR(-EPERM))
 		dp = ERR_PTR(-EINVAL);

@@ -421,6 +421,56 @@ test_fanout_refused() {
 	state_is running || fail "helper state $(<$S/state)"
 }
 
+# iptables-legacy-restore SIGKILLed while the verifier checks its
+# program is gone before the check ends: the module waits killably, and
+# the load finishes on the module's workqueue with nobody waiting (a
+# dmesg line; counted neither loaded nor refused), and the table is the
+# old one.  (Before, the process could not die until the verifier was
+# done.)  4,000 rules of 32 instructions keep the verifier busy for
+# seconds under TCG.
+loads() {	# programs loaded + refused so far
+	echo $(($(</sys/module/bpfilter/parameters/programs_loaded) +
+		$(</sys/module/bpfilter/parameters/programs_refused)))
+}
+
+test_kill_verifier() {
+	local before loads0 pid i=0 stack=
+	before=$(iptables-legacy-save | grep -v '^#')
+	loads0=$(loads)
+	awk 'BEGIN {
+		print "*filter"
+		print ":INPUT ACCEPT [0:0]"
+		print ":FORWARD ACCEPT [0:0]"
+		print ":OUTPUT ACCEPT [0:0]"
+		for (i = 0; i < 4000; i++)
+			printf "-A INPUT -s 10.%d.%d.%d/32 -p tcp -m tcp --dport %d -j ACCEPT\n", int(i / 62500), int(i / 250) % 250, i % 250 + 1, i % 60000 + 1
+		print "COMMIT"
+	}' >"$T/kill.rules"
+	set_mark
+	iptables-legacy-restore <"$T/kill.rules" &
+	pid=$!
+	until [[ $stack == *bpf_dp_load* ]]; do
+		[ -d /proc/$pid ] || fail "the restore ended before its program reached the verifier"
+		[ $((i++)) -lt 6000 ] || fail "the restore never waited in bpf_dp_load"
+		stack=$(cat /proc/$pid/stack 2>/dev/null)
+		sleep 0.05
+	done
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	[ "$(loads)" = "$loads0" ] ||
+		fail "the killed restore was reaped only after the verifier was done with its program"
+	dmesg_has "killed while its program" || fail "no dmesg line for the kill: $(dmesg_since_mark | tail -n 5)"
+	wait_for 300 dmesg_has 'a load whose caller was killed ended' ||
+		fail "the abandoned load did not end: $(dmesg_since_mark | tail -n 5)"
+	[ "$(loads)" = "$loads0" ] || fail "the abandoned load was counted"
+	dmesg_has 'a load whose caller was killed ended ([0-9]* instructions): 0$' ||
+		fail "the abandoned load failed: $(dmesg_since_mark | tail -n 3)"
+	[ "$(iptables-legacy-save | grep -v '^#')" = "$before" ] || fail "the table changed"
+	state_is running || fail "helper state $(<$S/state)"
+	$IPT -A INPUT -s 10.9.9.9/32 -j DROP || fail "a change after the kill failed"
+	$IPT -D INPUT -s 10.9.9.9/32 -j DROP || fail "undoing it failed"
+}
+
 test_rmmod() {
 	base_rules >/dev/null 2>&1
 	local t0=$SECONDS
@@ -522,6 +572,7 @@ else
 	t "10,000 rules loaded from a memory cgroup: it is charged for the program and maps, and uncharged when they go" test_memcg
 fi
 [ "$memcg_mounted" = 0 ] || umount "$CGROOT"
+t "SIGKILL while the verifier checks 4,000 rules: the process goes at once, the load is dropped" test_kill_verifier
 t "rmmod: no helper left, ip_tables can take the sockopt range again" test_rmmod
 t "max_devices=2: a ruleset 3 devices match is refused, and so is a third matching device" test_max_devices
 t "dmesg free of WARNING/BUG/Oops/lockup reports" test_dmesg_clean
