@@ -38,6 +38,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
 
@@ -341,9 +342,18 @@ bad:
 /*
  * One load, shared by its caller and the worker.  The caller waits
  * killably; a caller that is killed leaves the load to the worker, which
- * frees it when the verifier is done.  @state says who frees it.
+ * frees it when the verifier is done.  @state says who frees it.  At most
+ * one abandoned load is in flight: the next load waits for it first, so
+ * repeated kills cannot pile up replies and verifier runs.
  */
-enum { BPF_DP_LOAD_RUNNING, BPF_DP_LOAD_DONE, BPF_DP_LOAD_ABANDONED };
+enum {
+	BPF_DP_LOAD_RUNNING,
+	BPF_DP_LOAD_DONE,
+	BPF_DP_LOAD_ABANDONED,
+};
+
+static atomic_t bpf_dp_abandoned = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(bpf_dp_abandoned_wq);
 
 struct bpf_dp_load {
 	struct work_struct work;
@@ -471,6 +481,8 @@ out:
 		pr_info("a load whose caller was killed ended (%u instructions): %d\n",
 			ld->n_insns, ret);
 		bpf_dp_load_free(ld);
+		atomic_dec(&bpf_dp_abandoned);
+		wake_up_all(&bpf_dp_abandoned_wq);
 		return;
 	}
 	complete(&ld->done);
@@ -533,7 +545,10 @@ size_t bpf_dp_prog_cap(u32 number)
  *
  * Waits for the verifier killably: a caller killed meanwhile gets -EINTR
  * at once, and the verifier's work is finished and thrown away in the
- * background (a log line when it ends; not counted).
+ * background (a log line when it ends; not counted).  A load abandoned so
+ * is waited for, killably, before the next one starts.
+ *
+ * Context: process context, may sleep; not under RTNL.
  *
  * Return: the loaded ruleset, not yet in force; ERR_PTR(-EPROTO) for a
  * reply that breaks the contract (counted in programs_refused, as is a
@@ -545,6 +560,7 @@ struct bpf_dp *bpf_dp_load(void *prog, size_t len, u32 number)
 	struct bpf_dp_load *ld;
 	struct bpf_dp *dp;
 	size_t ifs_len;
+	u32 n_insns;
 	int ret;
 
 	if (len < sizeof(hdr))
@@ -559,13 +575,18 @@ struct bpf_dp *bpf_dp_load(void *prog, size_t len, u32 number)
 		   (size_t)hdr.n_insns * sizeof(struct bpf_insn))
 		goto proto;
 
+	if (wait_event_killable(bpf_dp_abandoned_wq,
+				!atomic_read(&bpf_dp_abandoned))) {
+		kvfree(prog);
+		return ERR_PTR(-EINTR);
+	}
 	ld = kzalloc(sizeof(*ld), GFP_KERNEL_ACCOUNT);
 	if (!ld) {
 		kvfree(prog);
 		return ERR_PTR(-ENOMEM);
 	}
 	ld->prog = prog;
-	/* What current would charge: its active memcg, else its mm's. */
+	/* current's active memcg, else its mm's: what charges current */
 	ld->memcg = get_mem_cgroup_from_mm(NULL);
 	dp = kvzalloc(struct_size(dp, ifaces, hdr.n_ifaces), GFP_KERNEL_ACCOUNT);
 	if (!dp) {
@@ -585,17 +606,23 @@ struct bpf_dp *bpf_dp_load(void *prog, size_t len, u32 number)
 
 	ld->insn = prog + sizeof(hdr) + ifs_len;
 	ld->n_insns = hdr.n_insns;
+	n_insns = hdr.n_insns;
 	init_completion(&ld->done);
 	atomic_set(&ld->state, BPF_DP_LOAD_RUNNING);
 	INIT_WORK(&ld->work, bpf_dp_load_fn);
 	queue_work(bpf_dp_wq, &ld->work);
 	if (wait_for_completion_killable(&ld->done)) {
+		/* Counted first: the worker may free @ld as soon as we let go. */
+		atomic_inc(&bpf_dp_abandoned);
 		if (atomic_cmpxchg(&ld->state, BPF_DP_LOAD_RUNNING,
 				   BPF_DP_LOAD_ABANDONED) == BPF_DP_LOAD_RUNNING) {
+			/* @ld is the worker's now: not touched again. */
 			pr_info("%s[%d] killed while its program (%u instructions) was being verified: the load finishes in the background\n",
-				current->comm, task_pid_nr(current), ld->n_insns);
+				current->comm, task_pid_nr(current), n_insns);
 			return ERR_PTR(-EINTR);
 		}
+		atomic_dec(&bpf_dp_abandoned);
+		wake_up_all(&bpf_dp_abandoned_wq);
 		/* Done as the signal came: complete() is on its way. */
 		wait_for_completion(&ld->done);
 	}

@@ -42,9 +42,6 @@ NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups
 	--inh-caps=-all,+net_raw --ambient-caps=-all,+net_raw --
 	env -C "$T/nobody" XTABLES_LOCKFILE="$T/nobody/xtables.lock")
 
-mark=0
-dmesg_since_mark() { dmesg | awk -v m="$mark" 'NR > m'; }
-set_mark() { mark=$(dmesg | wc -l); }
 progress() { echo "# $*"; }
 # show_diff OLD NEW (strings)
 show_diff() {
@@ -351,17 +348,18 @@ test_big_table() {
 # maps and the program to nobody, and the cgroup held 2.4 MB of the
 # 4.7 MB it holds now, for this table on 6.12.)
 CGROOT=/sys/fs/cgroup
-memcg_skip() {	# prints why the guest cannot run test_memcg, if it cannot
-	grep -qw cgroup2 /proc/filesystems || { echo "no cgroup2 in this kernel"; return; }
+memcg_probe() {	# sets memcg_why to why test_memcg cannot run here, if it cannot
+	memcg_why=
+	grep -qw cgroup2 /proc/filesystems || { memcg_why="no cgroup2 in this kernel"; return; }
 	if ! mountpoint -q "$CGROOT"; then
 		mount -t cgroup2 none "$CGROOT" 2>/dev/null ||
-			{ echo "cannot mount cgroup2 on $CGROOT"; return; }
+			{ memcg_why="cannot mount cgroup2 on $CGROOT"; return; }
 		memcg_mounted=1
 	fi
 	[ -e "$CGROOT/cgroup.subtree_control" ] ||
-		{ echo "$CGROOT is not a cgroup2 root"; return; }
+		{ memcg_why="$CGROOT is not a cgroup2 root"; return; }
 	grep -qw memory "$CGROOT/cgroup.controllers" ||
-		echo "no memory controller (cgroup.controllers: $(<"$CGROOT/cgroup.controllers"))"
+		memcg_why="no memory controller (cgroup.controllers: $(<"$CGROOT/cgroup.controllers"))"
 }
 
 memcg_body() {
@@ -449,10 +447,11 @@ test_kill_verifier() {
 	set_mark
 	iptables-legacy-restore <"$T/kill.rules" &
 	pid=$!
-	until [[ $stack == *bpf_dp_load* ]]; do
+	for ((;;)); do
+		stack=$(cat /proc/$pid/stack 2>/dev/null)
+		[[ $stack == *bpf_dp_load* ]] && break
 		[ -d /proc/$pid ] || fail "the restore ended before its program reached the verifier"
 		[ $((i++)) -lt 6000 ] || fail "the restore never waited in bpf_dp_load"
-		stack=$(cat /proc/$pid/stack 2>/dev/null)
 		sleep 0.05
 	done
 	kill -9 $pid
@@ -565,7 +564,7 @@ progress "10,000 rules: restore, save, flush"
 t "10,000 rules in user chains: restore (compiled, verified, in force), save gives them back, flush" test_big_table
 t "chains jumped to from many rules, nested: refused before the verifier, nothing changes" test_fanout_refused
 memcg_mounted=0
-memcg_why=$(memcg_skip)
+memcg_probe
 if [ -n "$memcg_why" ]; then
 	ok "# SKIP memory cgroup charge: $memcg_why"
 else
