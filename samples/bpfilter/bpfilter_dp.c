@@ -575,6 +575,10 @@ struct bpf_dp *bpf_dp_load(void *prog, size_t len, u32 number)
 		   (size_t)hdr.n_insns * sizeof(struct bpf_insn))
 		goto proto;
 
+	/*
+	 * Under the caller's bpf_set_lock, so other commands wait too: for
+	 * the rest of one verifier run at most, killably.
+	 */
 	if (wait_event_killable(bpf_dp_abandoned_wq,
 				!atomic_read(&bpf_dp_abandoned))) {
 		kvfree(prog);

@@ -468,8 +468,9 @@ test_kill_verifier() {
 		fail "the abandoned load failed: $(dmesg_since_mark | tail -n 3)"
 	[ "$(iptables-legacy-save | grep -v '^#')" = "$before" ] || fail "the table changed"
 	state_is running || fail "helper state $(<$S/state)"
-	$IPT -A INPUT -s 10.9.9.9/32 -j DROP || fail "a change after the kill failed"
-	$IPT -D INPUT -s 10.9.9.9/32 -j DROP || fail "undoing it failed"
+	# bounded: a load left waiting for a lost abandoned one would hang
+	timeout 120 $IPT -A INPUT -s 10.9.9.9/32 -j DROP || fail "a change after the kill failed"
+	timeout 120 $IPT -D INPUT -s 10.9.9.9/32 -j DROP || fail "undoing it failed"
 }
 
 test_rmmod() {
