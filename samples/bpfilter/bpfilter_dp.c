@@ -560,7 +560,6 @@ struct bpf_dp *bpf_dp_load(void *prog, size_t len, u32 number)
 	struct bpf_dp_load *ld;
 	struct bpf_dp *dp;
 	size_t ifs_len;
-	u32 n_insns;
 	int ret;
 
 	if (len < sizeof(hdr))
@@ -610,7 +609,6 @@ struct bpf_dp *bpf_dp_load(void *prog, size_t len, u32 number)
 
 	ld->insn = prog + sizeof(hdr) + ifs_len;
 	ld->n_insns = hdr.n_insns;
-	n_insns = hdr.n_insns;
 	init_completion(&ld->done);
 	atomic_set(&ld->state, BPF_DP_LOAD_RUNNING);
 	INIT_WORK(&ld->work, bpf_dp_load_fn);
@@ -622,7 +620,7 @@ struct bpf_dp *bpf_dp_load(void *prog, size_t len, u32 number)
 				   BPF_DP_LOAD_ABANDONED) == BPF_DP_LOAD_RUNNING) {
 			/* @ld is the worker's now: not touched again. */
 			pr_info("%s[%d] killed while its program (%u instructions) was being verified: the load finishes in the background\n",
-				current->comm, task_pid_nr(current), n_insns);
+				current->comm, task_pid_nr(current), hdr.n_insns);
 			return ERR_PTR(-EINTR);
 		}
 		atomic_dec(&bpf_dp_abandoned);

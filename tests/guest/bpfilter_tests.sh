@@ -363,7 +363,7 @@ memcg_probe() {	# sets memcg_why to why test_memcg cannot run here, if it cannot
 }
 
 memcg_body() {
-	local cg=$1 info size entries rep ncpu want before after out
+	local cg=$1 info size entries rep xlated ncpu want before after out
 	[ -s "$T/big.rules" ] || gen_rules >"$T/big.rules"
 	echo +memory >"$CGROOT/cgroup.subtree_control" || fail "cannot enable the memory controller"
 	mkdir "$cg" || fail "mkdir $cg failed"
@@ -453,7 +453,8 @@ test_kill_verifier() {
 		stack=$(cat /proc/$pid/stack 2>/dev/null)
 		[[ $stack == *bpf_dp_load* ]] && break
 		[ -d /proc/$pid ] || fail "the restore ended before its program reached the verifier"
-		[ $((i++)) -lt 6000 ] || fail "the restore never waited in bpf_dp_load"
+		[ $((i++)) -lt 6000 ] ||
+			{ kill -9 $pid; fail "the restore never waited in bpf_dp_load"; }
 		sleep 0.05
 	done
 	kill -9 $pid
