@@ -418,6 +418,35 @@ static int umh_seal(struct file *file)
 	return ret;
 }
 
+/*
+ * Fill a new, empty shmem file with the blob through its page cache.
+ * kernel_write() would apply the write path's limits of the current task:
+ * an insmod run under "ulimit -f" below the blob's size got SIGXFSZ and
+ * -EFBIG for the kernel's own copy.
+ */
+static int umh_fill(struct file *file, const void *blob, size_t size)
+{
+	struct inode *inode = file_inode(file);
+	size_t off, len;
+	struct page *page;
+
+	inode_lock(inode);
+	i_size_write(inode, size);
+	inode_unlock(inode);
+	for (off = 0; off < size; off += len) {
+		len = min_t(size_t, size - off, PAGE_SIZE);
+		page = shmem_read_mapping_page(file->f_mapping,
+					       off >> PAGE_SHIFT);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		memcpy_to_page(page, 0, blob + off, len);
+		set_page_dirty(page);
+		put_page(page);
+		cond_resched();
+	}
+	return 0;
+}
+
 #ifdef MODULE
 /*
  * A module execs the blob as /proc/self/fd/3 (umh_proc.c): an unlinked
@@ -426,22 +455,17 @@ static int umh_seal(struct file *file)
 static int umh_copy_blob(struct umh_blob *ub, const void *blob, size_t size)
 {
 	char name[UMH_NAME_MAX + 8];
-	loff_t pos = 0;
-	ssize_t n;
+	int ret;
 
 	snprintf(name, sizeof(name), "umh-%s", ub->name);
 	ub->exe = shmem_file_setup(name, size, 0);
 	if (IS_ERR(ub->exe)) {
-		n = PTR_ERR(ub->exe);
+		ret = PTR_ERR(ub->exe);
 		ub->exe = NULL;
-		return n;
+		return ret;
 	}
-	while (pos < size) {
-		n = kernel_write(ub->exe, blob + pos, size - pos, &pos);
-		if (n <= 0)
-			return n ? n : -EIO;
-	}
-	return umh_seal(ub->exe);
+	ret = umh_fill(ub->exe, blob, size);
+	return ret ? ret : umh_seal(ub->exe);
 }
 #else
 /*
@@ -455,20 +479,15 @@ static int umh_copy_blob(struct umh_blob *ub, const void *blob, size_t size)
 static int umh_copy_blob(struct umh_blob *ub, const void *blob, size_t size)
 {
 	struct file *f;
-	loff_t pos = 0;
-	ssize_t n = 0;
 	int ret;
 
 	f = file_open_root_mnt(ub->mnt, ub->name, O_CREAT | O_EXCL | O_WRONLY,
 			       0500);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	while (pos < size) {
-		n = kernel_write(f, blob + pos, size - pos, &pos);
-		if (n <= 0)
-			break;
-	}
-	ret = pos < size ? (n ? n : -EIO) : umh_seal(f);
+	ret = umh_fill(f, blob, size);
+	if (!ret)
+		ret = umh_seal(f);
 	fput(f);
 	/* The exec must not find the file still open for writing. */
 	flush_delayed_fput();

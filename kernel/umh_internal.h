@@ -22,6 +22,7 @@
 #include <linux/file.h>
 #include <linux/fs_struct.h>
 #include <linux/fs.h>
+#include <linux/highmem.h>
 #include <linux/jiffies.h>
 #include <linux/kobject.h>
 #include <linux/kthread.h>

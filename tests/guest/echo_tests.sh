@@ -286,6 +286,24 @@ test_musl() {
 	no_helpers
 }
 
+# insmod under a file size limit below the blob's size ("ulimit -f 64",
+# 64 KiB; the glibc blob is about 760 KiB).  The SDK's copy of the blob is
+# the kernel's own file, not one the caller writes: the module loads and
+# answers.  Before the fix the copy went through kernel_write(), which
+# applies the caller's RLIMIT_FSIZE: insmod died of SIGXFSZ (status 153)
+# and the module did not load.
+test_fsize_limit() {
+	local out rc
+	set_mark
+	out=$(bash -c 'ulimit -f 64 && exec insmod "$1"' _ "$KO" 2>&1)
+	rc=$?
+	[ $rc = 0 ] ||
+		fail "insmod under ulimit -f 64: status $rc: $out; $(dmesg_since_mark | tail -n 3)"
+	"$CLIENT" ping >/dev/null || { rmmod echo_umh; fail "no ping"; }
+	unload || return 1
+	no_helpers
+}
+
 expect_insmod_fail() {	# expect_insmod_fail MODULE ERRNO_TEXT DMESG_REGEX
 	set_mark
 	local out
@@ -335,6 +353,7 @@ t "rmmod while idle" test_rmmod_idle
 t "rmmod with calls in flight: callers get ESHUTDOWN" test_rmmod_in_flight
 t "$CYCLES load/unload cycles leave nothing behind" test_cycles
 t "helper built with musl: calls and rmmod" test_musl
+t "insmod under ulimit -f 64 (below the blob's size): loads, answers" test_fsize_limit
 t "blob that is not an executable: insmod fails" test_bad_blob
 t "helper that exits at once: insmod fails" test_early_exit
 t "helper with another protocol version: insmod fails" test_wrong_proto
