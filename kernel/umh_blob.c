@@ -310,14 +310,18 @@ void umh_blob_proc_died(struct umh_blob *ub, struct umh_proc *p, int err)
  *
  * Execs the helper, checks its protocol, then runs the on_start callback.
  * Every failure is logged with its reason.
+ * A start is tried once: after a failure the helper stays down (state
+ * failed), and a later umh_blob_start() returns -EBUSY.
  *
  * Context: process context; sleeps up to the start timeout.
  * Return: 0 once the helper answers calls; -ENOEXEC if the blob is not an
  * executable, -ECONNRESET if the helper exited early, -ETIMEDOUT if it did
  * not answer the handshake, -EPROTO if it speaks another protocol, or the
  * error of on_start.  -EBUSY if it was started already (or is being
- * started by a concurrent call), or if user-mode helpers are disabled
- * (suspend, shutdown).
+ * started by a concurrent call, or failed to start before), if
+ * umh_blob_stop() was called, or if user-mode helpers are disabled
+ * (suspend, shutdown).  -ESHUTDOWN if umh_blob_stop() was called while it
+ * started.
  */
 int umh_blob_start(struct umh_blob *ub)
 {
@@ -342,27 +346,49 @@ UMH_EXPORT(umh_blob_start);
  *
  * Calls in flight return -ESHUTDOWN, later calls fail at once.  Returns
  * after the helper process is gone and no generation holds a file, a pid
- * or a wait-queue entry any more.  Idempotent.
+ * or a wait-queue entry any more, and after a umh_blob_start() or a
+ * restart under way has ended (with -ESHUTDOWN); it waits for their
+ * on_start.  Idempotent.
  *
- * Context: process context; sleeps.
+ * Context: process context; sleeps.  Not from on_start (see
+ * &struct umh_blob_config): called there it warns, kills the helper and
+ * returns without waiting, and the start fails.
  */
 void umh_blob_stop(struct umh_blob *ub)
 {
 	struct umh_proc *p;
+	bool from_on_start;
 
 	mutex_lock(&ub->lock);
 	WRITE_ONCE(ub->stopping, true);
 	umh_set_state(ub, UMH_BLOB_STOPPED);
 	p = ub->proc;
 	ub->proc = NULL;
+	from_on_start = ub->starter == current;
 	mutex_unlock(&ub->lock);
 
 	if (p) {
 		umh_proc_teardown(p);
 		umh_proc_put(p);
 	}
+	/*
+	 * Waiting below for the start that called us would never end.  The
+	 * start fails with -ESHUTDOWN once on_start returns; a later stop
+	 * (umh_blob_destroy()) does the waiting.
+	 */
+	if (WARN_ONCE(from_on_start, "%s: %s() called from on_start\n",
+		      ub->name, __func__))
+		return;
 	cancel_delayed_work_sync(&ub->restart_work);
 	cancel_delayed_work_sync(&ub->health_work);
+	/*
+	 * A umh_blob_start() under way may not have spawned its helper yet:
+	 * it will see ->stopping and tear down what it spawns; wait for it.
+	 */
+	while (!wait_event_timeout(ub->state_wq, !READ_ONCE(ub->starter),
+				   10 * HZ))
+		pr_warn("%s: still waiting for a start under way to end\n",
+			ub->name);
 	/* A restart that was under way has torn its generation down too. */
 	while (!wait_var_event_timeout(&ub->nprocs,
 				       !atomic_read(&ub->nprocs), 10 * HZ))
@@ -610,7 +636,8 @@ UMH_EXPORT(umh_blob_create);
  * @ub any more: unregister the interfaces that lead to calls first (after
  * umh_blob_stop() they return at once).
  *
- * Context: process context; sleeps.
+ * Context: process context; sleeps; waits for on_start as
+ * umh_blob_stop() does.  Never from on_start.
  */
 void umh_blob_destroy(struct umh_blob *ub)
 {

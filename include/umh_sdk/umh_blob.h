@@ -41,7 +41,9 @@ struct umh_blob;
  * @on_start:		called after every successful handshake, before any
  *			other caller may use the helper; may make calls; a
  *			non-zero return (a negative errno) fails the start.
- *			May be NULL.
+ *			umh_blob_stop() and umh_blob_destroy() wait for it:
+ *			it must not call them, nor wait for a lock held
+ *			around them.  May be NULL.
  * @priv:		passed to @on_start
  */
 struct umh_blob_config {

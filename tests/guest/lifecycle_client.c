@@ -11,6 +11,8 @@
  *   lifecycle_client restart PID
  *                               umh_blob_restart() of helper PID; prints
  *                               nothing, or the errno's name
+ *   lifecycle_client stopmid    umh_blob_stop() during a held start; prints
+ *                               "held H pending P ret R"
  *
  * Exit status 0 on success, 1 if the ioctl failed, 2 on a usage error.
  */
@@ -30,9 +32,11 @@ int main(int argc, char **argv)
 
 	if (argc < 2 ||
 	    (strcmp(argv[1], "ping") && strcmp(argv[1], "start") &&
-	     strcmp(argv[1], "kfds") && strcmp(argv[1], "restart")) ||
-	    (strcmp(argv[1], "ping") && argc != 3)) {
-		fprintf(stderr, "usage: lifecycle_client ping | start N | kfds 1|0 | restart PID\n");
+	     strcmp(argv[1], "kfds") && strcmp(argv[1], "restart") &&
+	     strcmp(argv[1], "stopmid")) ||
+	    (strcmp(argv[1], "ping") && strcmp(argv[1], "stopmid") &&
+	     argc != 3)) {
+		fprintf(stderr, "usage: lifecycle_client ping | start N | kfds 1|0 | restart PID | stopmid\n");
 		return 2;
 	}
 	dev = open("/dev/lifecycle_umh", O_RDWR | O_CLOEXEC);
@@ -53,6 +57,15 @@ int main(int argc, char **argv)
 			printf("%s\n", strerrorname_np(errno) ?: "?");
 			return 1;
 		}
+	} else if (!strcmp(argv[1], "stopmid")) {
+		struct lc_ioc_stop io;
+
+		if (ioctl(dev, LC_IOC_STOP_MID_START, &io)) {
+			printf("%s\n", strerrorname_np(errno) ?: "?");
+			return 1;
+		}
+		printf("held %u pending %u ret %d\n", io.held,
+		       io.start_pending, io.start_ret);
 	} else if (!strcmp(argv[1], "kfds")) {
 		if (ioctl(dev, LC_IOC_KFDS, (unsigned long)atoi(argv[2]))) {
 			printf("%s\n", strerrorname_np(errno) ?: "?");

@@ -407,6 +407,39 @@ test_concurrent_start() {
 	done
 }
 
+# umh_blob_stop() while a umh_blob_start() is under way but has not
+# spawned its helper yet (a later review of kernel/umh_blob.c).  A kernel
+# thread on CPU 1 calls umh_blob_start(), and a kprobe holds it 200 ms on
+# entering umh_do_start(), after the state check; the ioctl, on CPU 0,
+# calls umh_blob_stop() meanwhile.  Stop must return only once that start
+# has ended (with ESHUTDOWN), and no helper may be left.  Before the fix
+# stop returned at once, with no generation to wait for, and the start
+# then exec'd a helper after it: a use-after-free if the module went on to
+# umh_blob_destroy().  Needs kprobes (not in the debug kernel).
+lc_stopmid_probe() {
+	stopmid_why=
+	grep -qw register_kprobe /proc/kallsyms ||
+		stopmid_why="no kprobes in this kernel (CONFIG_KPROBES)"
+	[ "$(nproc)" -ge 2 ] || stopmid_why="one CPU"
+}
+test_stop_mid_start() {
+	local out held pending ret helpers
+	S=$SL
+	unload lifecycle || return 1
+	set_mark
+	insmod "$TM/lifecycle.ko" start=0 || fail "insmod"
+	out=$(taskset -c 0 "$LC" stopmid) || fail "stopmid: $out"
+	echo "$out; state $(<$S/state)"
+	read -r _ held _ pending _ ret <<<"$out"
+	[ "$held" = 1 ] || fail "the start was not held in umh_do_start(): $out"
+	[ "$pending" = 0 ] || fail "umh_blob_stop() returned while the start was still under way: $out"
+	[ "$ret" = -108 ] || fail "the start returned $ret, expected -ESHUTDOWN: $out"
+	state_is stopped || fail "state $(<$S/state)"
+	helpers=$(lc_helpers | xargs)
+	[ -z "$helpers" ] || fail "helper processes after the stop: $helpers"
+	unload lifecycle
+}
+
 # Finding 9: umh_blob_call() with rep == NULL and rep_cap > 0 for a
 # variable-size reply (echo, through HOSTILE_IOC_NULL_REP) must be refused
 # with -EINVAL before anything is sent.  Before the fix the reader copies
@@ -500,6 +533,12 @@ t "the blob's copy cannot be written once the helper is gone (finding 10)" logge
 t "rmmod during a restart's handshake: no use-after-free (finding 1)" logged test_stop_in_handshake
 t "rmmod while the helper's children flood its stderr: bounded (finding 2)" logged test_stderr_held_open
 t "concurrent umh_blob_start(): one starts, the others get EBUSY (finding 4)" logged test_concurrent_start
+lc_stopmid_probe
+if [ -n "$stopmid_why" ]; then
+	ok "# SKIP umh_blob_stop() during a start: $stopmid_why"
+else
+	t "umh_blob_stop() during a umh_blob_start() that has not spawned yet: waits for it" logged test_stop_mid_start
+fi
 t "umh_blob_call() with a NULL reply buffer: EINVAL (finding 9)" logged test_null_rep
 t "a helper restarted while a kernel worker holds files gets fds 0..3" logged test_kthread_files
 t "umh_blob_restart(): the named helper is replaced; another pid is ESRCH" logged test_restart_api

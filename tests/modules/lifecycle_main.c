@@ -52,11 +52,15 @@ static struct umh_blob *ub;
  * there (inlined, renamed), the threads race unaided.
  */
 static atomic_t lc_delay_once;
+static atomic_t lc_in_delay;	/* a starter is in that wait now */
 
 static int lc_widen_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	if (atomic_dec_if_positive(&lc_delay_once) >= 0)
+	if (atomic_dec_if_positive(&lc_delay_once) >= 0) {
+		atomic_set(&lc_in_delay, 1);
 		mdelay(200);
+		atomic_set(&lc_in_delay, 0);
+	}
 	return 0;
 }
 
@@ -167,6 +171,67 @@ static long lc_start_many(struct lc_ioc_start *io)
 	return 0;
 }
 
+struct lc_stopper {
+	int ret;
+};
+
+static int lc_stop_start_fn(void *data)
+{
+	struct lc_stopper *st = data;
+
+	st->ret = umh_blob_start(ub);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * umh_blob_stop() while a umh_blob_start() is under way but has not
+ * spawned its helper yet (held in umh_do_start() by the kprobe, on
+ * another CPU).  Stop must not return before that start has ended.
+ */
+static long lc_stop_mid_start(struct lc_ioc_stop *io)
+{
+	struct kprobe kp = {
+		.symbol_name = KBUILD_MODNAME ":umh_do_start",
+		.pre_handler = lc_widen_pre,
+	};
+	struct lc_stopper st = { .ret = -ECANCELED };
+	struct task_struct *t;
+	unsigned int cpu;
+	int ret, tries;
+
+	cpu = cpumask_last(cpu_online_mask);
+	if (cpu == raw_smp_processor_id() || num_online_cpus() < 2)
+		return -EXDEV;	/* the caller runs on the first CPU */
+	atomic_set(&lc_delay_once, 1);
+	atomic_set(&lc_in_delay, 0);
+	ret = register_kprobe(&kp);
+	if (ret)
+		return ret;
+	t = kthread_create(lc_stop_start_fn, &st, "lc-start");
+	if (IS_ERR(t)) {
+		unregister_kprobe(&kp);
+		return PTR_ERR(t);
+	}
+	get_task_struct(t);
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	for (tries = 0; !atomic_read(&lc_in_delay) && tries < 2000; tries++)
+		usleep_range(1000, 2000);
+	io->held = atomic_read(&lc_in_delay);
+	umh_blob_stop(ub);
+	/* Still in the kprobe's wait: stop did not wait for the start. */
+	io->start_pending = atomic_read(&lc_in_delay);
+	kthread_stop(t);
+	put_task_struct(t);
+	unregister_kprobe(&kp);
+	io->start_ret = st.ret;
+	pr_info("umh_blob_stop() during a start: held %u, start pending at its return %u, start returned %d\n",
+		io->held, io->start_pending, io->start_ret);
+	return 0;
+}
+
 /*
  * Files held open in the kernel threads' shared file table (LC_IOC_KFDS).
  * A work item runs in a kernel worker, which shares that table.
@@ -253,6 +318,15 @@ static long lc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 	case LC_IOC_KFDS:
 		return lc_kfds(arg);
+	case LC_IOC_STOP_MID_START: {
+		struct lc_ioc_stop io = {};
+		long ret = lc_stop_mid_start(&io);
+
+		if (ret)
+			return ret;
+		return copy_to_user((void __user *)arg, &io, sizeof(io)) ?
+		       -EFAULT : 0;
+	}
 	case LC_IOC_RESTART:
 		if (arg > INT_MAX)
 			return -EINVAL;

@@ -33,4 +33,18 @@ struct lc_ioc_start {
 /* umh_blob_restart() of the helper whose pid is the argument. */
 #define LC_IOC_RESTART	_IO(0xee, 4)
 
+/*
+ * umh_blob_stop() while a umh_blob_start() from a kernel thread on the
+ * last CPU is held (200 ms, by a kprobe) before it spawns the helper.
+ * The caller must run on another CPU (-EXDEV).  Needs the module loaded
+ * with start=0; the helper is stopped for good afterwards.
+ */
+struct lc_ioc_stop {
+	__u32 held;		/* out: the start was held when stop began */
+	__u32 start_pending;	/* out: ... and still held when stop returned */
+	__s32 start_ret;	/* out: what that umh_blob_start() returned */
+};
+
+#define LC_IOC_STOP_MID_START	_IOR(0xee, 5, struct lc_ioc_stop)
+
 #endif /* _LIFECYCLE_UAPI_H */
