@@ -28,6 +28,17 @@ static bool umh_tx_ready(struct umh_proc *p, bool *owned)
 static bool umh_tx_woken(struct umh_proc *p, bool *owned, bool *ready,
 			 unsigned long deadline)
 {
+	/*
+	 * A sender whose deadline passed while it waited (for the stream,
+	 * or for a CPU once woken) does not take the stream: its request
+	 * would time out as soon as it was sent, and the helper be killed
+	 * for a deadline that was gone before it got the request.
+	 */
+	if (owned && !*owned && !READ_ONCE(p->dead) &&
+	    !time_before(jiffies, deadline)) {
+		*ready = false;
+		return true;
+	}
 	*ready = umh_tx_ready(p, owned);
 	return *ready || umh_expired(p, deadline);
 }

@@ -754,13 +754,27 @@ int umh_rx_direct(struct umh_proc *p, struct umh_call *call,
 		/* Read on while reads make progress, then wait. */
 		if (ready) {
 			ready = umh_rx_step(p);
+			if (!ready || READ_ONCE(call->state) == UMH_CALL_DONE)
+				continue;
+			/*
+			 * A helper that keeps answering other calls, never
+			 * this one, must not keep its caller past its
+			 * deadline or a SIGKILL.
+			 */
+			if (fatal_signal_pending(current)) {
+				ret = -EINTR;
+				break;
+			}
+			if (!time_before(jiffies, deadline)) {
+				ret = -ETIMEDOUT;
+				break;
+			}
 			/*
 			 * Not once the reply is in: the helper, which this
 			 * caller's wakeup preempted, would run first, only
 			 * to block again, and cost two task switches.
 			 */
-			if (ready && READ_ONCE(call->state) != UMH_CALL_DONE)
-				cond_resched();
+			cond_resched();
 			continue;
 		}
 		if (wait_event_killable(p->wq, umh_direct_wake(p, call, &ready,
