@@ -641,6 +641,8 @@ static struct pernet_operations bpf_net_ops = {
 	.exit = bpf_net_exit,
 };
 
+static bool bpf_net_registered;
+
 /*
  * Read the helper's initial table (the one iptable_filter would create),
  * so that even counters added to it survive a helper restart.
@@ -749,9 +751,13 @@ static int __init bpfilter_init(void)
 	if (ret)
 		goto err_dp;
 	/*
-	 * The sockopt range first: if ip_tables holds it, its proc files
-	 * exist too, and creating ours would trip the kernel's duplicate
-	 * entry warning.
+	 * The sockopt range last of what can fail: once it is registered,
+	 * callers may be in the handlers (nf_sockopt_find() takes a module
+	 * reference while the module is still loading), and a failed init
+	 * would free the module under them.  If ip_tables holds the range,
+	 * its proc files exist too, and creating ours before would trip the
+	 * kernel's duplicate entry warning; so they come after, and the
+	 * module serves the sockopts without them if they cannot be made.
 	 */
 	ret = nf_register_sockopt(&bpf_sockopts);
 	if (ret) {
@@ -762,16 +768,14 @@ static int __init bpfilter_init(void)
 		goto err_dp;
 	}
 	ret = register_pernet_subsys(&bpf_net_ops);
-	if (ret) {
-		pr_err("cannot create /proc/net/ip_tables_names: %d\n", ret);
-		goto err_sockopt;
-	}
+	if (ret)
+		pr_err("cannot create /proc/net/ip_tables_names: %d; iptables-legacy-save will find no table\n",
+		       ret);
+	bpf_net_registered = !ret;
 	pr_info("serving the iptables filter table (helper pid %d)\n",
 		umh_blob_pid(bpf_ub));
 	return 0;
 
-err_sockopt:
-	nf_unregister_sockopt(&bpf_sockopts);
 err_dp:
 	bpf_dp_exit();
 err_destroy:
@@ -784,7 +788,8 @@ err_destroy:
 static void __exit bpfilter_exit(void)
 {
 	/* Callers hold a module reference: none is in flight after this. */
-	unregister_pernet_subsys(&bpf_net_ops);
+	if (bpf_net_registered)
+		unregister_pernet_subsys(&bpf_net_ops);
 	nf_unregister_sockopt(&bpf_sockopts);
 	bpf_dp_exit();
 	umh_blob_destroy(bpf_ub);
