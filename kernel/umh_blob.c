@@ -66,9 +66,46 @@ static void umh_health_work(struct work_struct *work)
 
 	if (READ_ONCE(ub->state) == UMH_BLOB_RUNNING)
 		(void)umh_blob_ping(ub, 0);	/* failures restart it */
-	if (!READ_ONCE(ub->stopping))
+	if (!READ_ONCE(ub->stopping) && !READ_ONCE(ub->suspended))
 		schedule_delayed_work(&ub->health_work,
 				      msecs_to_jiffies(ub->cfg.health_interval_ms));
+}
+
+/*
+ * No health pings from before the system freezes its tasks until they
+ * are thawed: a frozen helper cannot answer, and a ping on a workqueue
+ * that is not frozen (hibernation writes its image with tasks frozen for
+ * many seconds) would time out and kill a healthy helper as hung.  The
+ * prepare notification comes before the freeze, so no ping is in flight
+ * then; cancel_delayed_work_sync() waits for one that runs.
+ */
+static int umh_pm_notify(struct notifier_block *nb, unsigned long action,
+			 void *data)
+{
+	struct umh_blob *ub = container_of(nb, struct umh_blob, pm_nb);
+
+	switch (action) {
+	case PM_HIBERNATION_PREPARE:
+	case PM_SUSPEND_PREPARE:
+	case PM_RESTORE_PREPARE:
+		mutex_lock(&ub->lock);
+		WRITE_ONCE(ub->suspended, true);
+		mutex_unlock(&ub->lock);
+		cancel_delayed_work_sync(&ub->health_work);
+		break;
+	case PM_POST_HIBERNATION:
+	case PM_POST_SUSPEND:
+	case PM_POST_RESTORE:
+		mutex_lock(&ub->lock);
+		WRITE_ONCE(ub->suspended, false);
+		/* Not running: a successful start arms it. */
+		if (!ub->stopping && ub->state == UMH_BLOB_RUNNING)
+			schedule_delayed_work(&ub->health_work,
+					      msecs_to_jiffies(ub->cfg.health_interval_ms));
+		mutex_unlock(&ub->lock);
+		break;
+	}
+	return NOTIFY_DONE;
 }
 
 /*
@@ -168,7 +205,7 @@ out:
 		 * Under ub->lock and not stopping: umh_blob_stop() cancels
 		 * it after this.  Already queued after a restart: a no-op.
 		 */
-		if (ub->cfg.health_interval_ms)
+		if (ub->cfg.health_interval_ms && !ub->suspended)
 			schedule_delayed_work(&ub->health_work,
 					      msecs_to_jiffies(ub->cfg.health_interval_ms));
 	}
@@ -618,6 +655,13 @@ struct umh_blob *umh_blob_create(const struct umh_blob_config *cfg,
 	if (ret)
 		goto err;
 	ub->kobj_added = true;
+	if (ub->cfg.health_interval_ms) {
+		ub->pm_nb.notifier_call = umh_pm_notify;
+		ret = register_pm_notifier(&ub->pm_nb);
+		if (ret)
+			goto err;
+		ub->pm_registered = true;
+	}
 	return ub;
 
 err:
@@ -643,6 +687,9 @@ void umh_blob_destroy(struct umh_blob *ub)
 {
 	if (IS_ERR_OR_NULL(ub))
 		return;
+	/* Waits for a notification under way; none comes after. */
+	if (ub->pm_registered)
+		unregister_pm_notifier(&ub->pm_nb);
 	umh_blob_stop(ub);
 	if (ub->exe)
 		fput(ub->exe);

@@ -31,6 +31,7 @@
 #include <linux/namei.h>
 #include <linux/pid.h>
 #include <linux/poll.h>
+#include <linux/suspend.h>
 #include <linux/ratelimit.h>
 #include <linux/cred.h>
 #include <linux/refcount.h>
@@ -218,10 +219,13 @@ struct umh_blob {
 	struct vfsmount *mnt;		/* private tmpfs for the FIFOs */
 	struct kobject kobj;		/* status view */
 	bool kobj_added;
+	struct notifier_block pm_nb;	/* health pings paused in suspend */
+	bool pm_registered;
 
 	struct mutex lock;		/* everything below up to stats */
 	enum umh_blob_state state;
 	bool stopping;
+	bool suspended;			/* between PM prepare and post */
 	bool backoff_served;
 	bool restart_fault;		/* the next restart counts */
 	struct umh_proc *proc;		/* current generation, ref held */

@@ -37,7 +37,9 @@ struct umh_blob;
  * @backoff_min_ms:	delay before the second restart in a window; doubles
  *			per further restart (0: 100); the first is immediate
  * @backoff_max_ms:	longest restart delay (0: 5000)
- * @health_interval_ms:	ping the running helper this often (0: never)
+ * @health_interval_ms:	ping the running helper this often (0: never);
+ *			paused from a suspend's or hibernation's prepare
+ *			notification until tasks are thawed
  * @on_start:		called after every successful handshake, before any
  *			other caller may use the helper; may make calls; a
  *			non-zero return (a negative errno) fails the start.

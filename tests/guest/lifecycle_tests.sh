@@ -440,6 +440,73 @@ test_stop_mid_start() {
 	unload lifecycle
 }
 
+# The health work (health_interval_ms; the module's health_ms): a helper
+# that stops answering (SIGSTOP), with no caller at all, is found by a
+# ping, killed when the ping's deadline (2 s) passes, and replaced.
+test_health_ping() {
+	local pid0 r0 to0
+	S=$SL
+	unload lifecycle || return 1
+	set_mark
+	insmod "$TM/lifecycle.ko" health_ms=200 || fail "insmod"
+	pid0=$("$LC" ping) || fail "ping: $pid0"
+	r0=$(<$S/restarts)
+	to0=$(<$S/timeouts)
+	kill -STOP "$pid0"
+	wait_for 15 pid_changed "$pid0" ||
+		fail "helper $pid0, stopped, still the helper after 15 s: state $(<$S/state), timeouts $(<$S/timeouts)"
+	wait_for 10 settled
+	"$LC" ping >/dev/null || fail "no ping after the restart"
+	echo "helper $pid0 -> $(<$S/pid); timeouts $to0 -> $(<$S/timeouts), restarts $r0 -> $(<$S/restarts)"
+	[ "$(<$S/timeouts)" -gt "$to0" ] || fail "no timeout counted"
+	[ "$(<$S/restarts)" -gt "$r0" ] || fail "no restart counted"
+	unload lifecycle
+}
+
+# Health pings pause while the system suspends.  pm_test "freezer"
+# freezes every task, waits 5 s (the kernel's pm_test_delay) and thaws
+# them.  With a ping every 10 ms and a 2 s deadline, a ping sent as the
+# tasks freeze finds the helper frozen, times out and kills it as hung
+# (the helper, SIGKILLed while frozen, is still there 5 s later, and the
+# restart fails while user-mode helpers are disabled).  Afterwards the
+# helper must be the same, with no timeout and no restart counted.  The
+# old code failed this in each of 3 runs on 6.12; with a ping every
+# 200 ms, only when a ping happened to be in flight (1 run in 5): no ping
+# was seen to start during the 5 s wait itself.
+pm_freeze_probe() {
+	pm_why=
+	if [ ! -w /sys/power/pm_test ]; then
+		pm_why="no /sys/power/pm_test (CONFIG_PM_DEBUG)"
+	elif ! grep -qw freeze /sys/power/state; then
+		pm_why="no suspend-to-idle in /sys/power/state"
+	fi
+}
+test_health_suspend() {
+	local pid0 c0 c1 rc
+	S=$SL
+	unload lifecycle || return 1
+	insmod "$TM/lifecycle.ko" health_ms=10 || fail "insmod"
+	pid0=$("$LC" ping) || fail "ping: $pid0"
+	sleep 1		# some pings have run
+	c0="$(<$S/timeouts) $(<$S/restarts)"
+	set_mark
+	echo freezer >/sys/power/pm_test || fail "cannot set pm_test"
+	echo freeze >/sys/power/state
+	rc=$?
+	echo none >/sys/power/pm_test
+	[ $rc = 0 ] || fail "echo freeze >/sys/power/state: status $rc: $(dmesg_since_mark | tail -n 5)"
+	dmesg_hasE "suspend debug: Waiting for" ||
+		fail "no pm_test wait in the log: $(dmesg_since_mark | tail -n 5)"
+	sleep 1
+	wait_for 10 settled
+	c1="$(<$S/timeouts) $(<$S/restarts)"
+	echo "helper $pid0 -> $(<$S/pid); timeouts, restarts: $c0 -> $c1"
+	[ "$(<$S/pid)" = "$pid0" ] || fail "the helper was replaced: $(dmesg_since_mark | grep -E 'lifecycle|umh' | tail -n 5)"
+	[ "$c1" = "$c0" ] || fail "timeouts, restarts $c0 -> $c1"
+	[ "$("$LC" ping)" = "$pid0" ] || fail "no ping after the thaw"
+	unload lifecycle
+}
+
 # Finding 9: umh_blob_call() with rep == NULL and rep_cap > 0 for a
 # variable-size reply (echo, through HOSTILE_IOC_NULL_REP) must be refused
 # with -EINVAL before anything is sent.  Before the fix the reader copies
@@ -538,6 +605,13 @@ if [ -n "$stopmid_why" ]; then
 	ok "# SKIP umh_blob_stop() during a start: $stopmid_why"
 else
 	t "umh_blob_stop() during a umh_blob_start() that has not spawned yet: waits for it" logged test_stop_mid_start
+fi
+t "health pings: a helper that stops answering, with no caller, is replaced" logged test_health_ping
+pm_freeze_probe
+if [ -n "$pm_why" ]; then
+	ok "# SKIP health pings paused during a suspend: $pm_why"
+else
+	t "health pings pause while tasks are frozen for a suspend: the helper is kept" logged test_health_suspend
 fi
 t "umh_blob_call() with a NULL reply buffer: EINVAL (finding 9)" logged test_null_rep
 t "a helper restarted while a kernel worker holds files gets fds 0..3" logged test_kthread_files

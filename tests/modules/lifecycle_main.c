@@ -36,6 +36,9 @@ static unsigned int max_restarts = 5;
 module_param(max_restarts, uint, 0444);
 static unsigned int backoff_min_ms = 10;
 module_param(backoff_min_ms, uint, 0444);
+static unsigned int health_ms;
+module_param(health_ms, uint, 0444);
+MODULE_PARM_DESC(health_ms, "health_interval_ms (0: no health pings)");
 /* Read by the helper each time it starts, so tests may change them. */
 static unsigned int hello_delay_ms;
 module_param(hello_delay_ms, uint, 0644);
@@ -358,6 +361,7 @@ static int __init lc_init(void)
 		.max_restarts = max_restarts,
 		.backoff_min_ms = backoff_min_ms,
 		.backoff_max_ms = 10000,
+		.health_interval_ms = health_ms,
 	};
 	int i, ret = 0;
 
