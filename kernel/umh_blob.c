@@ -681,16 +681,39 @@ UMH_EXPORT(umh_blob_create);
  * umh_blob_stop() they return at once).
  *
  * Context: process context; sleeps; waits for on_start as
- * umh_blob_stop() does.  Never from on_start.
+ * umh_blob_stop() does.  Never from on_start: called there it stops the
+ * helper and removes the status view, but cannot free @ub, which the start
+ * still uses, and keeps it (a leak, logged).
  */
 void umh_blob_destroy(struct umh_blob *ub)
 {
+	bool from_on_start;
+
 	if (IS_ERR_OR_NULL(ub))
 		return;
 	/* Waits for a notification under way; none comes after. */
-	if (ub->pm_registered)
+	if (ub->pm_registered) {
 		unregister_pm_notifier(&ub->pm_nb);
+		ub->pm_registered = false;
+	}
+	mutex_lock(&ub->lock);
+	from_on_start = ub->starter == current;
+	mutex_unlock(&ub->lock);
 	umh_blob_stop(ub);
+	/*
+	 * From on_start, the start goes on using @ub once we return, and
+	 * umh_blob_stop() could not wait for it: kill the helper (done), take
+	 * the status view and the health pings away, and keep the memory.
+	 */
+	if (from_on_start) {
+		pr_err("%s: %s() called from on_start; its memory is kept\n",
+		       ub->name, __func__);
+		cancel_delayed_work_sync(&ub->health_work);
+		if (ub->kobj_added)
+			kobject_del(&ub->kobj);
+		ub->kobj_added = false;
+		return;
+	}
 	if (ub->exe)
 		fput(ub->exe);
 	if (ub->mnt)
