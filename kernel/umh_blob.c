@@ -59,6 +59,12 @@ static void umh_set_state(struct umh_blob *ub, enum umh_blob_state state)
 
 /* ---- life cycle ---- */
 
+static void umh_health_arm(struct umh_blob *ub)
+{
+	schedule_delayed_work(&ub->health_work,
+			      msecs_to_jiffies(ub->cfg.health_interval_ms));
+}
+
 static void umh_health_work(struct work_struct *work)
 {
 	struct umh_blob *ub = container_of(to_delayed_work(work),
@@ -67,8 +73,7 @@ static void umh_health_work(struct work_struct *work)
 	if (READ_ONCE(ub->state) == UMH_BLOB_RUNNING)
 		(void)umh_blob_ping(ub, 0);	/* failures restart it */
 	if (!READ_ONCE(ub->stopping) && !READ_ONCE(ub->suspended))
-		schedule_delayed_work(&ub->health_work,
-				      msecs_to_jiffies(ub->cfg.health_interval_ms));
+		umh_health_arm(ub);
 }
 
 /*
@@ -100,8 +105,7 @@ static int umh_pm_notify(struct notifier_block *nb, unsigned long action,
 		WRITE_ONCE(ub->suspended, false);
 		/* Not running: a successful start arms it. */
 		if (!ub->stopping && ub->state == UMH_BLOB_RUNNING)
-			schedule_delayed_work(&ub->health_work,
-					      msecs_to_jiffies(ub->cfg.health_interval_ms));
+			umh_health_arm(ub);
 		mutex_unlock(&ub->lock);
 		break;
 	}
@@ -206,8 +210,7 @@ out:
 		 * it after this.  Already queued after a restart: a no-op.
 		 */
 		if (ub->cfg.health_interval_ms && !ub->suspended)
-			schedule_delayed_work(&ub->health_work,
-					      msecs_to_jiffies(ub->cfg.health_interval_ms));
+			umh_health_arm(ub);
 	}
 	mutex_unlock(&ub->lock);
 	/* Never published: ours to tear down. */
@@ -377,21 +380,8 @@ int umh_blob_start(struct umh_blob *ub)
 
 UMH_EXPORT(umh_blob_start);
 
-/**
- * umh_blob_stop() - kill the helper and fail every call, for good
- * @ub:	the helper
- *
- * Calls in flight return -ESHUTDOWN, later calls fail at once.  Returns
- * after the helper process is gone and no generation holds a file, a pid
- * or a wait-queue entry any more, and after a umh_blob_start() or a
- * restart under way has ended (with -ESHUTDOWN); it waits for their
- * on_start.  Idempotent.
- *
- * Context: process context; sleeps.  Not from on_start (see
- * &struct umh_blob_config): called there it warns, kills the helper and
- * returns without waiting, and the start fails.
- */
-void umh_blob_stop(struct umh_blob *ub)
+/* umh_blob_stop(); false if called from on_start, and so did not wait. */
+static bool umh_stop(struct umh_blob *ub)
 {
 	struct umh_proc *p;
 	bool from_on_start;
@@ -413,9 +403,9 @@ void umh_blob_stop(struct umh_blob *ub)
 	 * start fails with -ESHUTDOWN once on_start returns; a later stop
 	 * (umh_blob_destroy()) does the waiting.
 	 */
-	if (WARN_ONCE(from_on_start, "%s: %s() called from on_start\n",
-		      ub->name, __func__))
-		return;
+	if (WARN_ONCE(from_on_start, "%s: umh_blob_stop() or _destroy() called from on_start\n",
+		      ub->name))
+		return false;
 	cancel_delayed_work_sync(&ub->restart_work);
 	cancel_delayed_work_sync(&ub->health_work);
 	/*
@@ -431,6 +421,26 @@ void umh_blob_stop(struct umh_blob *ub)
 				       !atomic_read(&ub->nprocs), 10 * HZ))
 		pr_warn("%s: still waiting for %d helper generations to be released\n",
 			ub->name, atomic_read(&ub->nprocs));
+	return true;
+}
+
+/**
+ * umh_blob_stop() - kill the helper and fail every call, for good
+ * @ub:	the helper
+ *
+ * Calls in flight return -ESHUTDOWN, later calls fail at once.  Returns
+ * after the helper process is gone and no generation holds a file, a pid
+ * or a wait-queue entry any more, and after a umh_blob_start() or a
+ * restart under way has ended (with -ESHUTDOWN); it waits for their
+ * on_start.  Idempotent.
+ *
+ * Context: process context; sleeps.  Not from on_start (see
+ * &struct umh_blob_config): called there it warns, kills the helper and
+ * returns without waiting, and the start fails.
+ */
+void umh_blob_stop(struct umh_blob *ub)
+{
+	umh_stop(ub);
 }
 
 UMH_EXPORT(umh_blob_stop);
@@ -687,8 +697,6 @@ UMH_EXPORT(umh_blob_create);
  */
 void umh_blob_destroy(struct umh_blob *ub)
 {
-	bool from_on_start;
-
 	if (IS_ERR_OR_NULL(ub))
 		return;
 	/* Waits for a notification under way; none comes after. */
@@ -696,16 +704,12 @@ void umh_blob_destroy(struct umh_blob *ub)
 		unregister_pm_notifier(&ub->pm_nb);
 		ub->pm_registered = false;
 	}
-	mutex_lock(&ub->lock);
-	from_on_start = ub->starter == current;
-	mutex_unlock(&ub->lock);
-	umh_blob_stop(ub);
 	/*
-	 * From on_start, the start goes on using @ub once we return, and
-	 * umh_blob_stop() could not wait for it: kill the helper (done), take
-	 * the status view and the health pings away, and keep the memory.
+	 * From on_start, the start goes on using @ub once we return, and the
+	 * stop could not wait for it: it killed the helper; take the status
+	 * view and the health pings away, and keep the memory.
 	 */
-	if (from_on_start) {
+	if (!umh_stop(ub)) {
 		pr_err("%s: %s() called from on_start; its memory is kept\n",
 		       ub->name, __func__);
 		cancel_delayed_work_sync(&ub->health_work);
